@@ -1,0 +1,121 @@
+# hytune build.  ./configure writes config.mk; `make` builds
+#   build/lib/libhytune.so, build/lib/libhytune.a   (MPICH)
+#   build/lib/libhytune-smpi.a                      (SimGrid SMPI, if found)
+#   build/bin/hytune, build/bin/hytune-smpi         (the command)
+#   build/bin/hytune-smpicc                         (compile any MPI program for simulation)
+ifeq ($(wildcard config.mk),)
+$(error run ./configure first (./configure --help))
+endif
+include config.mk
+
+B := build
+LIBSRC := $(wildcard src/*.c algorithms/*.c algorithms/*/*.c topology/*.c online/*.c)
+TOOLSRC := tools/hytune.c $(wildcard offline/*.c)
+HDRS := $(wildcard src/*.h algorithms/*.h topology/*.h online/*.h offline/*.h)
+INC := -I. $(JSON_CFLAGS) $(HWLOC_CFLAGS)
+LIBS := $(JSON_LIBS) $(HWLOC_LIBS) -lpthread -lm
+
+MPI_OBJ := $(LIBSRC:%.c=$(B)/mpich/%.o)
+TOOL_OBJ := $(TOOLSRC:%.c=$(B)/mpich/%.o)
+SMPI_OBJ := $(LIBSRC:%.c=$(B)/smpi/%.o)
+SMPI_TOOL_OBJ := $(TOOLSRC:%.c=$(B)/smpi/%.o)
+
+TARGETS := $(B)/lib/libhytune.so $(B)/lib/libhytune.a $(B)/bin/hytune
+ifneq ($(SMPICC),)
+TARGETS += $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc $(B)/bin/hytune-smpi
+endif
+
+all: $(TARGETS)
+
+$(B)/mpich/%.o: %.c $(HDRS) config.mk
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $(SANITIZE) -fPIC $(INC) -c $< -o $@
+
+$(B)/smpi/%.o: %.c $(HDRS) config.mk
+	@mkdir -p $(dir $@)
+	@rm -f $@; SMPI_PRETEND_CC=1 $(SMPICC) $(CFLAGS) -DHYT_SMPI=1 $(INC) -c $< -o $@ 2>&1 | grep -v 'SMPI_PRETEND_CC' >&2; test -f $@
+
+$(B)/lib/libhytune.so: $(MPI_OBJ)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(SANITIZE) -shared -Wl,-soname,libhytune.so $^ -o $@ $(LIBS)
+
+$(B)/lib/libhytune.a: $(MPI_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/lib/libhytune-smpi.a: $(SMPI_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/bin/hytune: $(TOOL_OBJ) $(B)/lib/libhytune.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(SANITIZE) $(TOOL_OBJ) -Wl,--whole-archive $(B)/lib/libhytune.a -Wl,--no-whole-archive -o $@ $(LIBS)
+
+$(B)/bin/hytune-smpicc: tools/hytune-smpicc.in config.mk
+	@mkdir -p $(dir $@)
+	sed -e 's|@SMPICC@|$(SMPICC)|g' -e 's|@LIB@|$(abspath $(B)/lib/libhytune-smpi.a)|g' \
+	    -e 's|@INC@|$(abspath include)|g' -e 's|@LIBS@|$(LIBS)|g' $< > $@ && chmod +x $@
+
+$(B)/bin/hytune-smpi: $(SMPI_TOOL_OBJ) $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc
+	$(B)/bin/hytune-smpicc $(SMPI_TOOL_OBJ) -o $@
+
+# ---- tests ----
+UNIT_SRC := $(wildcard test/unit/*.c)
+MPI_TEST_SRC := $(wildcard test/mpi/*.c)
+SMPI_TEST_SRC := $(wildcard test/smpi/*.c)
+UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
+MPI_TEST_BIN := $(MPI_TEST_SRC:%.c=$(B)/%) $(MPI_TEST_SRC:%.c=$(B)/%-plain)
+SMPI_TEST_BIN := $(if $(SMPICC),$(SMPI_TEST_SRC:%.c=$(B)/%))
+TEST_HDRS := $(wildcard test/*.h)
+
+$(B)/test/unit/%: test/unit/%.c $(B)/lib/libhytune.a $(TEST_HDRS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $(SANITIZE) $(INC) $< -Wl,--whole-archive $(B)/lib/libhytune.a -Wl,--no-whole-archive -o $@ $(LIBS)
+
+# linked with -lhytune (the shared library, as users do)
+$(B)/test/mpi/%: test/mpi/%.c $(B)/lib/libhytune.so $(TEST_HDRS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $(SANITIZE) $(INC) $< -o $@ -L$(B)/lib -Wl,--no-as-needed -lhytune -Wl,-rpath,$(abspath $(B)/lib) $(LIBS)
+
+# the same program without hytune (for LD_PRELOAD runs and reference results)
+$(B)/test/mpi/%-plain: test/mpi/%.c $(TEST_HDRS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $(SANITIZE) $(INC) -DHYT_TEST_PLAIN=1 $< -o $@ $(LIBS)
+
+$(B)/test/smpi/%: test/smpi/%.c $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc $(TEST_HDRS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(B)/bin/hytune-smpicc $(CFLAGS) $(INC) $< -o $@
+
+tests: all $(UNIT_BIN) $(MPI_TEST_BIN) $(SMPI_TEST_BIN)
+
+check: tests
+	sh test/run.sh
+
+demo: all
+	sh bench/demo.sh
+
+# ---- install ----
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/hytune/platforms
+	install -m 755 $(B)/lib/libhytune.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(B)/lib/libhytune.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/bin/hytune $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 include/hytune.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 docs/hytune.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 platforms/*.xml $(DESTDIR)$(PREFIX)/share/hytune/platforms/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' tools/hytune.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hytune.pc
+ifneq ($(SMPICC),)
+	install -m 644 $(B)/lib/libhytune-smpi.a $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@SMPICC@|$(SMPICC)|g' -e 's|@LIB@|$(PREFIX)/lib/libhytune-smpi.a|g' \
+	    -e 's|@INC@|$(PREFIX)/include|g' -e 's|@LIBS@|$(LIBS)|g' tools/hytune-smpicc.in \
+	    > $(DESTDIR)$(PREFIX)/bin/hytune-smpicc && chmod 755 $(DESTDIR)$(PREFIX)/bin/hytune-smpicc
+endif
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all tests check demo install clean
+.SECONDARY:

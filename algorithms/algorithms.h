@@ -1,0 +1,12 @@
+/* Algorithm kernels.  Each is an hyt_alg_fn (src/hyt.h): it runs the
+ * collective described by the captured arguments with radix k, on top of
+ * PMPI point-to-point calls, with temporary space from the communicator's
+ * scratch area (hyt_scratch).  Registered in algorithms/registry.c. */
+#ifndef HYT_ALGORITHMS_H
+#define HYT_ALGORITHMS_H
+
+#include "src/hyt.h"
+
+int hyt_native(const hyt_args_t *a, int k);
+
+#endif

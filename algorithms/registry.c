@@ -1,0 +1,120 @@
+/* The algorithm registry: one table drives dispatch, name parsing, the tuner's
+ * candidate set, `hytune list` and the test matrix. */
+#include "algorithms/algorithms.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NATIVE_ROW(U, l, M)                                                                  \
+    {.name = "native", .coll = HYT_COLL_##U, .fn = hyt_native, .flags = HYT_ALG_NATIVE,    \
+     .desc = "the MPI library's own selection (PMPI_" #M ")"},
+
+const hyt_alg_t hyt_algs[] = {
+    HYT_COLL_LIST(NATIVE_ROW)
+};
+const int hyt_nalgs = (int)(sizeof hyt_algs / sizeof hyt_algs[0]);
+
+int hyt_native(const hyt_args_t *a, int k)
+{
+    (void)k;
+    return hyt_pmpi_call(a);
+}
+
+const hyt_alg_t *hyt_alg_find(hyt_coll_t c, const char *name)
+{
+    for (int i = 0; i < hyt_nalgs; i++)
+        if (hyt_algs[i].coll == c && strcmp(hyt_algs[i].name, name) == 0)
+            return &hyt_algs[i];
+    return NULL;
+}
+
+const hyt_alg_t *hyt_alg_native(hyt_coll_t c)
+{
+    return &hyt_algs[c]; /* the native rows come first, in collective order */
+}
+
+int hyt_alg_has_radix(const hyt_alg_t *alg)
+{
+    return alg->k_max != 0;
+}
+
+int hyt_alg_k_max(const hyt_alg_t *alg, int p)
+{
+    if (alg->k_max == HYT_K_P)
+        return p > alg->k_min ? p : alg->k_min;
+    return alg->k_max;
+}
+
+static void list_names(hyt_coll_t c, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < hyt_nalgs && used < len; i++)
+        if (hyt_algs[i].coll == c) {
+            int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", hyt_algs[i].name);
+            if (n < 0)
+                break;
+            used += (size_t)n;
+        }
+}
+
+int hyt_alg_parse(hyt_coll_t c, const char *spec, const hyt_alg_t **alg, int *k, char *err,
+                  size_t errlen)
+{
+    char name[64], names[512];
+    const char *colon = strchr(spec, ':');
+    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (n == 0 || n >= sizeof name) {
+        list_names(c, names, sizeof names);
+        snprintf(err, errlen, "\"%s\" names no algorithm; valid for %s: %s", spec,
+                 hyt_coll_name(c), names);
+        return -1;
+    }
+    memcpy(name, spec, n);
+    name[n] = 0;
+    const hyt_alg_t *a = hyt_alg_find(c, name);
+    if (!a) {
+        list_names(c, names, sizeof names);
+        snprintf(err, errlen, "unknown algorithm \"%s\" for %s; valid: %s", name,
+                 hyt_coll_name(c), names);
+        return -1;
+    }
+    int kk = hyt_alg_has_radix(a) ? a->k_min : 0;
+    if (colon) {
+        const char *ks = colon + 1;
+        if (strncmp(ks, "k=", 2) == 0)
+            ks += 2;
+        char *end;
+        long v = strtol(ks, &end, 10);
+        if (!hyt_alg_has_radix(a)) {
+            snprintf(err, errlen, "algorithm %s of %s takes no radix; write just \"%s\"", name,
+                     hyt_coll_name(c), name);
+            return -1;
+        }
+        if (end == ks || *end || v < a->k_min || v > HYT_K_LIMIT) {
+            snprintf(err, errlen, "radix \"%s\" for %s:%s is not valid; give an integer k in "
+                     "%d..%d", colon + 1, hyt_coll_name(c), name, a->k_min, HYT_K_LIMIT);
+            return -1;
+        }
+        kk = (int)v;
+    }
+    *alg = a;
+    *k = kk;
+    return 0;
+}
+
+const char *hyt_alg_unsupported_reason(const hyt_alg_t *alg, const hyt_args_t *a)
+{
+    unsigned f = alg->flags;
+    if (f & HYT_ALG_NATIVE)
+        return NULL;
+    if ((f & HYT_ALG_NEEDS_COMMUTATIVE) && hyt_coll_has_op(a->coll) &&
+        !hyt_op_is_commutative(a->op))
+        return hyt_fallback_name(HYT_FB_NONCOMMUTATIVE);
+    if ((f & HYT_ALG_NO_INPLACE) && a->sbuf == MPI_IN_PLACE)
+        return hyt_fallback_name(HYT_FB_INPLACE);
+    if ((f & HYT_ALG_NODE_CONSECUTIVE) && !a->ctx->node_consecutive)
+        return hyt_fallback_name(HYT_FB_LAYOUT);
+    return NULL;
+}

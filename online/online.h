@@ -1,0 +1,26 @@
+/* Online component: hot-collective counting and radix probing (hybrid mode).
+ * The core calls these around every collective whose selected algorithm has
+ * a radix; everything that decides must be a pure function of inputs that
+ * are identical on every rank. */
+#ifndef HYT_ONLINE_H
+#define HYT_ONLINE_H
+
+#include "src/hyt.h"
+
+int hyt_online_init(void);
+void hyt_online_finalize(void);
+/* Before a call of key with the statically selected (alg, *k): may replace
+ * *k (hybrid mode, hot key).  Returns 1 if the call must be timed and passed
+ * to hyt_online_after. */
+int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int *k);
+/* After a timed call: local elapsed seconds of this rank. */
+void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int k,
+                      double seconds);
+void hyt_online_key_free(hyt_key_t *key);
+/* Stats dump: append the key's online state (start k, probe sequence,
+ * settled k, probing cost, re-probes) to the human report / JSON object. */
+void hyt_online_key_report(const hyt_key_t *key, FILE *out);
+struct json_object;
+void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj);
+
+#endif

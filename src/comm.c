@@ -1,0 +1,316 @@
+/* Per-communicator context, cached as an MPI attribute.
+ *
+ * Created on the first collective on a communicator from local calls only
+ * (the communicator's group translated into the world node map), so creation
+ * is cheap and safe inside any collective.  When the communicator is freed
+ * the delete callback releases its MPI resources; its counters are merged
+ * into one retired context per (size, nodes, ppn) shape, so a program that
+ * creates communicators in a loop keeps bounded memory and loses no count. */
+#include "hyt.h"
+#include "online/online.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int keyval = MPI_KEYVAL_INVALID;
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static hyt_comm_t *list_head;
+static uint64_t next_id;
+
+static void ctx_release_mpi(hyt_comm_t *ctx)
+{
+    if (ctx->priv != MPI_COMM_NULL)
+        PMPI_Comm_free(&ctx->priv);
+    if (ctx->node_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&ctx->node_comm);
+    if (ctx->leader_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&ctx->leader_comm);
+    free(ctx->node_of);
+    ctx->node_of = NULL;
+    free(ctx->scratch);
+    free(ctx->scratch2);
+    ctx->scratch = ctx->scratch2 = NULL;
+    ctx->scratch_size = ctx->scratch2_size = 0;
+}
+
+static void ctx_free_keys(hyt_comm_t *ctx)
+{
+    for (int c = 0; c < HYT_NCOLL; c++)
+        for (int b = 0; b < HYT_NBUCKETS; b++)
+            if (ctx->keys[c][b]) {
+                hyt_online_key_free(ctx->keys[c][b]);
+                free(ctx->keys[c][b]);
+                ctx->keys[c][b] = NULL;
+            }
+}
+
+static int ctx_has_calls(const hyt_comm_t *ctx)
+{
+    for (int c = 0; c < HYT_NCOLL; c++)
+        for (int b = 0; b < HYT_NBUCKETS; b++)
+            if (ctx->keys[c][b] && ctx->keys[c][b]->calls)
+                return 1;
+    return 0;
+}
+
+/* Merge src's counters into dst (same shape); src's keys are freed or moved. */
+static void ctx_merge(hyt_comm_t *dst, hyt_comm_t *src)
+{
+    for (int c = 0; c < HYT_NCOLL; c++)
+        for (int b = 0; b < HYT_NBUCKETS; b++) {
+            hyt_key_t *s = src->keys[c][b], *d = dst->keys[c][b];
+            if (!s)
+                continue;
+            if (!d) {
+                dst->keys[c][b] = s;
+                src->keys[c][b] = NULL;
+                continue;
+            }
+            d->calls += s->calls;
+            d->bytes += s->bytes;
+            d->time += s->time;
+            d->timed_calls += s->timed_calls;
+            for (int f = 0; f < HYT_NFB; f++)
+                d->fallbacks[f] += s->fallbacks[f];
+        }
+    ctx_free_keys(src);
+}
+
+static int delete_fn(MPI_Comm comm, int kv, void *attr, void *extra)
+{
+    (void)comm;
+    (void)kv;
+    (void)extra;
+    hyt_comm_t *ctx = attr;
+    ctx_release_mpi(ctx);
+    pthread_mutex_lock(&list_lock);
+    ctx->freed = 1;
+    ctx->comm = MPI_COMM_NULL;
+    hyt_comm_t *twin = NULL;
+    for (hyt_comm_t *o = list_head; o; o = o->next)
+        if (o != ctx && o->freed && o->size == ctx->size && o->nodes == ctx->nodes &&
+            o->ppn == ctx->ppn && o->is_inter == ctx->is_inter)
+            twin = o;
+    int keep = ctx_has_calls(ctx) && !twin;
+    if (!keep) {
+        if (twin)
+            ctx_merge(twin, ctx);
+        hyt_comm_t **pp = &list_head;
+        while (*pp != ctx)
+            pp = &(*pp)->next;
+        *pp = ctx->next;
+    }
+    pthread_mutex_unlock(&list_lock);
+    if (!keep) {
+        ctx_free_keys(ctx);
+        free(ctx);
+    }
+    return MPI_SUCCESS;
+}
+
+int hyt_comm_module_init(void)
+{
+    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
+}
+
+/* Free everything at finalize (after the stats dump). */
+void hyt_comm_module_finalize(void)
+{
+    /* Deleting the attribute runs delete_fn, which frees MPI resources. */
+    PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+    PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
+    pthread_mutex_lock(&list_lock);
+    hyt_comm_t *c = list_head;
+    list_head = NULL;
+    pthread_mutex_unlock(&list_lock);
+    while (c) {
+        hyt_comm_t *n = c->next;
+        /* contexts of communicators the application never freed: MPI
+         * resources go with MPI_Finalize, memory is ours */
+        free(c->node_of);
+        free(c->scratch);
+        free(c->scratch2);
+        ctx_free_keys(c);
+        free(c);
+        c = n;
+    }
+    PMPI_Comm_free_keyval(&keyval);
+}
+
+static void fill_node_model(hyt_comm_t *ctx)
+{
+    int p = ctx->size;
+    ctx->node_of = malloc((size_t)p * sizeof *ctx->node_of);
+    int *wr = malloc((size_t)p * 2 * sizeof *wr);
+    int *count = calloc((size_t)p, sizeof *count);
+    if (!ctx->node_of || !wr || !count) {
+        free(wr);
+        free(count);
+        free(ctx->node_of);
+        ctx->node_of = NULL;
+        ctx->nodes = p;
+        ctx->ppn = ctx->ppn_min = 1;
+        return;
+    }
+    MPI_Group g, wg;
+    PMPI_Comm_group(ctx->comm, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int i = 0; i < p; i++)
+        wr[p + i] = i;
+    PMPI_Group_translate_ranks(g, p, wr + p, wg, wr);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    /* local node index by first appearance; ranks outside the world (spawned)
+     * are treated as alone on their node */
+    int nodes = 0;
+    int *seen_world = malloc((size_t)(hyt_world_nodes > 0 ? hyt_world_nodes : 1) * sizeof(int));
+    for (int i = 0; seen_world && i < hyt_world_nodes; i++)
+        seen_world[i] = -1;
+    for (int i = 0; i < p; i++) {
+        int wn = (wr[i] >= 0 && wr[i] != MPI_UNDEFINED && hyt_world_node_of && seen_world)
+                     ? hyt_world_node_of[wr[i]]
+                     : -1;
+        int local;
+        if (wn < 0)
+            local = nodes++;
+        else if (seen_world[wn] >= 0)
+            local = seen_world[wn];
+        else
+            local = seen_world[wn] = nodes++;
+        ctx->node_of[i] = local;
+    }
+    /* indices follow first appearance, so ranks are node-consecutive exactly
+     * when the index never goes back */
+    int consecutive = 1, ppn = 0, ppn_min = p;
+    for (int i = 0; i < p; i++) {
+        if (i > 0 && ctx->node_of[i] < ctx->node_of[i - 1])
+            consecutive = 0;
+        count[ctx->node_of[i]]++;
+    }
+    for (int n = 0; n < nodes; n++) {
+        if (count[n] > ppn)
+            ppn = count[n];
+        if (count[n] < ppn_min)
+            ppn_min = count[n];
+    }
+    ctx->nodes = nodes;
+    ctx->ppn = ppn;
+    ctx->ppn_min = ppn_min;
+    ctx->node_consecutive = consecutive && ppn == ppn_min;
+    ctx->my_node = ctx->node_of[ctx->rank];
+    ctx->node_rank = 0;
+    for (int i = 0; i < ctx->rank; i++)
+        ctx->node_rank += ctx->node_of[i] == ctx->my_node;
+    free(seen_world);
+    free(count);
+    free(wr);
+}
+
+extern const hyt_alg_t *hyt_forced_alg[HYT_NCOLL];
+extern int hyt_forced_k[HYT_NCOLL];
+
+static hyt_comm_t *ctx_create(MPI_Comm comm)
+{
+    hyt_comm_t *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return NULL;
+    ctx->comm = comm;
+    ctx->priv = ctx->node_comm = ctx->leader_comm = MPI_COMM_NULL;
+    PMPI_Comm_test_inter(comm, &ctx->is_inter);
+    PMPI_Comm_size(comm, &ctx->size);
+    PMPI_Comm_rank(comm, &ctx->rank);
+    if (ctx->is_inter) {
+        ctx->nodes = ctx->size;
+        ctx->ppn = ctx->ppn_min = 1;
+    } else {
+        fill_node_model(ctx);
+    }
+    for (int c = 0; c < HYT_NCOLL; c++) {
+        ctx->rules[c] = hyt_table_match(hyt_table, (hyt_coll_t)c, ctx->nodes, ctx->ppn);
+        ctx->forced[c] = hyt_forced_alg[c];
+        ctx->forced_k[c] = hyt_forced_k[c];
+    }
+    pthread_mutex_lock(&list_lock);
+    ctx->id = next_id++;
+    ctx->next = list_head;
+    list_head = ctx;
+    pthread_mutex_unlock(&list_lock);
+    PMPI_Comm_set_attr(comm, keyval, ctx);
+    return ctx;
+}
+
+hyt_comm_t *hyt_comm_get(MPI_Comm comm)
+{
+    void *attr;
+    int flag = 0;
+    if (keyval == MPI_KEYVAL_INVALID)
+        return NULL;
+    PMPI_Comm_get_attr(comm, keyval, &attr, &flag);
+    if (HYT_LIKELY(flag))
+        return attr;
+    return ctx_create(comm);
+}
+
+MPI_Comm hyt_comm_priv(hyt_comm_t *ctx)
+{
+    if (ctx->priv == MPI_COMM_NULL)
+        PMPI_Comm_dup(ctx->comm, &ctx->priv);
+    return ctx->priv;
+}
+
+int hyt_comm_node_split(hyt_comm_t *ctx)
+{
+    if (ctx->node_comm != MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    int rc = PMPI_Comm_split(ctx->comm, ctx->my_node, ctx->rank, &ctx->node_comm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_split(ctx->comm, ctx->node_rank == 0 ? 0 : MPI_UNDEFINED, ctx->my_node,
+                             &ctx->leader_comm);
+    return rc;
+}
+
+static void *grow(void **p, size_t *have, size_t n)
+{
+    if (n <= *have)
+        return *p;
+    size_t want = n < 4096 ? 4096 : n + n / 4;
+    void *q = realloc(*p, want);
+    if (!q)
+        return NULL;
+    *p = q;
+    *have = want;
+    return q;
+}
+
+void *hyt_scratch(hyt_comm_t *ctx, size_t n)
+{
+    return grow(&ctx->scratch, &ctx->scratch_size, n);
+}
+
+void *hyt_scratch2(hyt_comm_t *ctx, size_t n)
+{
+    return grow(&ctx->scratch2, &ctx->scratch2_size, n);
+}
+
+hyt_key_t *hyt_key_get(hyt_comm_t *ctx, hyt_coll_t c, int bucket)
+{
+    hyt_key_t *k = ctx->keys[c][bucket];
+    if (HYT_LIKELY(k != NULL))
+        return k;
+    k = calloc(1, sizeof *k);
+    if (!k)
+        return NULL;
+    k->coll = c;
+    k->bucket = bucket;
+    ctx->keys[c][bucket] = k;
+    return k;
+}
+
+void hyt_comm_foreach(void (*fn)(hyt_comm_t *ctx, void *arg), void *arg)
+{
+    pthread_mutex_lock(&list_lock);
+    for (hyt_comm_t *c = list_head; c; c = c->next)
+        fn(c, arg);
+    pthread_mutex_unlock(&list_lock);
+}

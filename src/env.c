@@ -1,0 +1,257 @@
+/* Every HYTUNE_* variable in one typed table: name, type, default, help.
+ * Read once at init; `hytune info --env` prints the table.  A bad value keeps
+ * the default and gets one warning naming the variable and the valid values;
+ * an unknown HYTUNE_* name gets one warning with the closest known name.
+ * Every variable must have the same value on all ranks. */
+#include "hyt.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+hyt_config_t hyt_cfg = {
+    .mode = HYT_MODE_HYBRID,
+    .log_level = HYT_LOG_WARN,
+    .log_topics = HYT_TOPIC_ALL,
+    .hot_calls = 16,
+    .probe_calls = 3,
+    .probe_min_gain = 0.02,
+    .drift_interval = 1000,
+};
+
+typedef enum { T_STRING, T_CHOICE, T_LONG, T_DOUBLE, T_TOPICS, T_RANKS } env_type_t;
+
+typedef struct env_var {
+    const char *name;
+    env_type_t type;
+    void *dest;
+    const char *def;     /* default, in the user's grammar */
+    const char *choices; /* T_CHOICE: "a|b|c"; T_LONG/T_DOUBLE: "min..max" */
+    const char *help;
+} env_var_t;
+
+#define FORCE_VAR(U, l, M)                                                                   \
+    {"HYTUNE_FORCE_" #U, T_STRING, &hyt_cfg.force[HYT_COLL_##U], NULL, NULL,                   \
+     "force an algorithm for MPI_" #M ": name or name:k (see `hytune list`); "                 \
+     "beats online choice and table"},
+
+static const env_var_t vars[] = {
+    {"HYTUNE_MODE", T_CHOICE, &hyt_cfg.mode, "hybrid", "off|offline|hybrid",
+     "off: pure pass-through to MPI; offline: apply the table; hybrid: table plus online "
+     "radix tuning of hot collectives"},
+    {"HYTUNE_TABLE", T_STRING, &hyt_cfg.table, NULL, NULL,
+     "selection table written by `hytune tune` (JSON, format 1); unset: MPI's own selection"},
+    {"HYTUNE_STATS", T_STRING, &hyt_cfg.stats, NULL, NULL,
+     "statistics at finalize: stderr, stdout or a path (%j: job id, %r: rank); a path also "
+     "gets PATH.json"},
+    {"HYTUNE_LOG", T_CHOICE, &hyt_cfg.log_level, "warn", "error|warn|info|debug",
+     "log level (messages come from rank 0 unless HYTUNE_LOG_RANKS=all)"},
+    {"HYTUNE_LOG_TOPICS", T_TOPICS, &hyt_cfg.log_topics, "all", "core,table,alg,topo,online,tune",
+     "comma-separated topics to log, or all"},
+    {"HYTUNE_LOG_RANKS", T_RANKS, &hyt_cfg.log_all_ranks, "0", "0|all",
+     "which ranks log: 0 (rank 0 only) or all"},
+    HYT_COLL_LIST(FORCE_VAR)
+    {"HYTUNE_HOT_CALLS", T_LONG, &hyt_cfg.hot_calls, "16", "1..1000000000",
+     "calls of one (communicator, collective, size bucket) before hybrid mode tunes its radix"},
+    {"HYTUNE_PROBE_CALLS", T_LONG, &hyt_cfg.probe_calls, "3", "1..1000",
+     "calls timed per probed radix (the median decides)"},
+    {"HYTUNE_PROBE_MIN_GAIN", T_DOUBLE, &hyt_cfg.probe_min_gain, "0.02", "0..1",
+     "relative gain a new radix must show to be taken (noise guard)"},
+    {"HYTUNE_DRIFT_INTERVAL", T_LONG, &hyt_cfg.drift_interval, "1000", "0..1000000000",
+     "calls between drift checks of a settled key (0: never re-check)"},
+    {"HYTUNE_NODE_HW", T_STRING, &hyt_cfg.node_hw, NULL, NULL,
+     "node hardware override, e.g. ports=4,gpus=0 (for simulation or when hwloc sees none)"},
+    {"HYTUNE_NETWORK_FILE", T_STRING, &hyt_cfg.network_file, NULL, NULL,
+     "network groups: one `host group/path` line per host (see docs/topology.md)"},
+    {"HYTUNE_WARM_START", T_STRING, &hyt_cfg.warm_start, NULL, NULL,
+     "stats JSON of an earlier run: hybrid mode starts its keys at the settled radix"},
+};
+#define NVARS ((int)(sizeof vars / sizeof vars[0]))
+
+static const char *const topic_names[] = {"core", "table", "alg", "topo", "online", "tune"};
+
+/* One choice list entry at a time: returns the index of s in "a|b|c" or -1. */
+static int choice_index(const char *choices, const char *s)
+{
+    int idx = 0;
+    size_t n = strlen(s);
+    for (const char *p = choices; *p; idx++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, s, n) == 0)
+            return idx;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return -1;
+}
+
+int hyt_env_parse_mode(const char *s, hyt_mode_t *m)
+{
+    int i = choice_index("off|offline|hybrid", s);
+    if (i < 0)
+        return -1;
+    *m = (hyt_mode_t)i;
+    return 0;
+}
+
+static int parse_topics(const char *s, unsigned *out)
+{
+    if (strcmp(s, "all") == 0) {
+        *out = HYT_TOPIC_ALL;
+        return 0;
+    }
+    char buf[256];
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    unsigned mask = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int found = -1;
+        for (int i = 0; i < (int)(sizeof topic_names / sizeof topic_names[0]); i++)
+            if (strcmp(tok, topic_names[i]) == 0)
+                found = i;
+        if (found < 0)
+            return -1;
+        mask |= 1u << found;
+    }
+    *out = mask;
+    return mask ? 0 : -1;
+}
+
+/* Parse one value into the variable's destination; 0 ok, -1 bad. */
+static int parse_value(const env_var_t *v, const char *s)
+{
+    char *end;
+    switch (v->type) {
+    case T_STRING:
+        if (!*s)
+            return -1;
+        *(const char **)v->dest = s;
+        return 0;
+    case T_CHOICE: {
+        int i = choice_index(v->choices, s);
+        if (i < 0)
+            return -1;
+        *(int *)v->dest = i; /* the enums follow the order of the choice list */
+        return 0;
+    }
+    case T_LONG: {
+        long lo, hi;
+        sscanf(v->choices, "%ld..%ld", &lo, &hi);
+        errno = 0;
+        long x = strtol(s, &end, 10);
+        if (errno || end == s || *end || x < lo || x > hi)
+            return -1;
+        *(long *)v->dest = x;
+        return 0;
+    }
+    case T_DOUBLE: {
+        double lo, hi;
+        sscanf(v->choices, "%lf..%lf", &lo, &hi);
+        errno = 0;
+        double x = strtod(s, &end);
+        if (errno || end == s || *end || !(x >= lo && x <= hi))
+            return -1;
+        *(double *)v->dest = x;
+        return 0;
+    }
+    case T_TOPICS:
+        return parse_topics(s, (unsigned *)v->dest);
+    case T_RANKS:
+        if (strcmp(s, "0") == 0)
+            *(int *)v->dest = 0;
+        else if (strcmp(s, "all") == 0)
+            *(int *)v->dest = 1;
+        else
+            return -1;
+        return 0;
+    }
+    return -1;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+    if (la >= 63 || lb >= 63)
+        return 99;
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, (lb + 1) * sizeof *cur);
+    }
+    return prev[lb];
+}
+
+int hyt_env_init(void)
+{
+    int problems = 0;
+    for (int i = 0; i < NVARS; i++) {
+        const char *s = getenv(vars[i].name);
+        if (!s)
+            continue;
+        if (parse_value(&vars[i], s) != 0) {
+            problems++;
+            hyt_warn(HYT_TOPIC_CORE, "%s=\"%s\" is not valid (valid: %s); using the default %s",
+                     vars[i].name, s, vars[i].choices ? vars[i].choices : "a non-empty string",
+                     vars[i].def ? vars[i].def : "(unset)");
+        }
+    }
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "HYTUNE_", 7) != 0)
+            continue;
+        char name[128];
+        size_t len = strcspn(*e, "=");
+        if (len >= sizeof name)
+            len = sizeof name - 1;
+        memcpy(name, *e, len);
+        name[len] = 0;
+        int known = 0;
+        const char *closest = NULL;
+        size_t best = 4; /* suggest only near misses */
+        for (int i = 0; i < NVARS && !known; i++) {
+            known = strcmp(name, vars[i].name) == 0;
+            size_t d = edit_distance(name, vars[i].name);
+            if (d < best) {
+                best = d;
+                closest = vars[i].name;
+            }
+        }
+        if (!known) {
+            problems++;
+            if (closest)
+                hyt_warn(HYT_TOPIC_CORE, "unknown variable %s ignored; did you mean %s? "
+                         "(`hytune info --env` lists all)", name, closest);
+            else
+                hyt_warn(HYT_TOPIC_CORE, "unknown variable %s ignored (`hytune info --env` "
+                         "lists all)", name);
+        }
+    }
+    return problems;
+}
+
+void hyt_env_print(FILE *out)
+{
+    for (int i = 0; i < NVARS; i++) {
+        const env_var_t *v = &vars[i];
+        const char *cur = getenv(v->name);
+        fprintf(out, "%s\n", v->name);
+        fprintf(out, "    %s\n", v->help);
+        if (v->choices)
+            fprintf(out, "    values: %s\n", v->choices);
+        fprintf(out, "    default: %s\n", v->def ? v->def : "(unset)");
+        if (cur)
+            fprintf(out, "    current: %s\n", cur);
+    }
+}

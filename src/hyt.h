@@ -1,0 +1,329 @@
+/* hytune internal core header: the contracts every part plugs into.
+ *
+ * A collective call is captured once in an hyt_args_t by the generated PMPI
+ * wrapper (src/wrappers.c), resolved against the per-communicator context
+ * (src/comm.c), and dispatched to one row of the algorithm registry
+ * (algorithms/registry.c) or to PMPI.  Nothing here allocates per call. */
+#ifndef HYT_H
+#define HYT_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HYT_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#define HYT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HYT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define HYT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define HYT_LIKELY(x) (x)
+#define HYT_UNLIKELY(x) (x)
+#define HYT_PRINTF(a, b)
+#endif
+
+/* ---- collectives --------------------------------------------------------
+ * One X-macro list: enum, names and everything iterating over collectives
+ * read it.  Adding a collective: a line here, a case in hyt_pmpi_call()
+ * and one HYT_WRAP() in src/wrappers.c. */
+#define HYT_COLL_LIST(X)                                   \
+    X(ALLREDUCE, allreduce, Allreduce)                     \
+    X(BCAST, bcast, Bcast)                                 \
+    X(REDUCE, reduce, Reduce)                              \
+    X(ALLGATHER, allgather, Allgather)                     \
+    X(ALLTOALL, alltoall, Alltoall)                        \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, Reduce_scatter_block)
+
+typedef enum {
+#define HYT_X(U, l, M) HYT_COLL_##U,
+    HYT_COLL_LIST(HYT_X)
+#undef HYT_X
+    HYT_NCOLL
+} hyt_coll_t;
+
+const char *hyt_coll_name(hyt_coll_t c);       /* "allreduce" */
+int hyt_coll_from_name(const char *name);      /* -1 if unknown */
+/* Does the collective take a reduction op (Allreduce, Reduce, Reduce_scatter_block)? */
+int hyt_coll_has_op(hyt_coll_t c);
+/* Does the collective have a root (Bcast, Reduce)? */
+int hyt_coll_has_root(hyt_coll_t c);
+
+/* ---- one captured call ---------------------------------------------------
+ * Field meaning per collective (all values are those the caller passed):
+ *   allreduce, reduce:      sbuf (may be MPI_IN_PLACE), rbuf, count, type, op[, root]
+ *   bcast:                  rbuf = buffer, count, type, root
+ *   allgather, alltoall:    sbuf (may be MPI_IN_PLACE), scount, stype,
+ *                           rbuf, count = recvcount, type = recvtype
+ *   reduce_scatter_block:   sbuf (may be MPI_IN_PLACE), rbuf, count = recvcount, type, op
+ * bytes: the selection size, identical on every rank:
+ *   allreduce/bcast/reduce: count * size(type); allgather: one rank's block;
+ *   alltoall: one block (per pair); reduce_scatter_block: one rank's block. */
+typedef struct hyt_comm hyt_comm_t;
+
+typedef struct hyt_args {
+    hyt_coll_t coll;
+    const void *sbuf;
+    void *rbuf;
+    int count;
+    MPI_Datatype type;
+    int scount;
+    MPI_Datatype stype;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;
+    hyt_comm_t *ctx; /* set by dispatch before any algorithm runs */
+    size_t bytes;    /* set by dispatch */
+} hyt_args_t;
+
+/* Call the PMPI implementation of the captured collective. */
+int hyt_pmpi_call(const hyt_args_t *a);
+
+/* ---- algorithm registry (algorithms/registry.c) ---------------------------
+ * An algorithm function returns MPI_SUCCESS, an MPI error code, or
+ * HYT_UNSUPPORTED.  HYT_UNSUPPORTED may only be returned before any
+ * communication and only for a reason that is the same on every rank (so
+ * every rank falls back together). */
+#define HYT_UNSUPPORTED (-4242)
+
+typedef int (*hyt_alg_fn)(const hyt_args_t *a, int k);
+
+enum {
+    HYT_ALG_NEEDS_COMMUTATIVE = 1u << 0, /* reorders operands: needs a commutative op */
+    HYT_ALG_NO_INPLACE = 1u << 1,        /* cannot take MPI_IN_PLACE */
+    HYT_ALG_NODE_CONSECUTIVE = 1u << 2,  /* needs node-consecutive ranks, uniform ppn */
+    HYT_ALG_NATIVE = 1u << 3,            /* runs the MPI library's own selection */
+    HYT_ALG_COMPOSITION = 1u << 4,       /* node-aware composition (inner steps use k) */
+};
+/* There is deliberately no "contiguous types only" restriction: ranks may
+ * pass different datatypes with the same type signature, so such a check
+ * could differ between ranks and hang the job.  Every algorithm takes any
+ * datatype (MPI moves derived types; reductions use MPI_Reduce_local).
+ * HYT_ALG_NO_INPLACE is never used for Bcast or Reduce, where only the
+ * root can pass MPI_IN_PLACE. */
+
+/* k_max value meaning "up to the communicator size" (larger k behaves as p). */
+#define HYT_K_P (-1)
+/* The largest k any table, override or probe may name. */
+#define HYT_K_LIMIT 65536
+
+typedef struct hyt_alg {
+    const char *name;   /* readable, unique per collective: "knomial", "recmult" */
+    hyt_coll_t coll;
+    hyt_alg_fn fn;
+    int k_min, k_max;   /* 0,0: no radix; k_max may be HYT_K_P */
+    unsigned flags;     /* HYT_ALG_* restrictions */
+    const char *desc;   /* one line */
+} hyt_alg_t;
+
+extern const hyt_alg_t hyt_algs[];
+extern const int hyt_nalgs;
+
+const hyt_alg_t *hyt_alg_find(hyt_coll_t c, const char *name);
+const hyt_alg_t *hyt_alg_native(hyt_coll_t c);
+int hyt_alg_has_radix(const hyt_alg_t *alg);
+/* Largest useful k for this algorithm on a communicator of size p. */
+int hyt_alg_k_max(const hyt_alg_t *alg, int p);
+/* Parse "name" or "name:k" or "name:k=K"; 0 on success, else -1 and a
+ * message in err (which names the valid choices). */
+int hyt_alg_parse(hyt_coll_t c, const char *spec, const hyt_alg_t **alg, int *k,
+                  char *err, size_t errlen);
+/* Why this call cannot run alg (NULL if it can).  Same answer on every rank. */
+const char *hyt_alg_unsupported_reason(const hyt_alg_t *alg, const hyt_args_t *a);
+
+/* ---- environment (src/env.c) ---------------------------------------------- */
+typedef enum { HYT_MODE_OFF, HYT_MODE_OFFLINE, HYT_MODE_HYBRID } hyt_mode_t;
+typedef enum { HYT_LOG_ERROR, HYT_LOG_WARN, HYT_LOG_INFO, HYT_LOG_DEBUG } hyt_log_level_t;
+
+typedef struct hyt_config {
+    hyt_mode_t mode;
+    const char *table;      /* HYTUNE_TABLE or NULL */
+    const char *stats;      /* HYTUNE_STATS or NULL */
+    hyt_log_level_t log_level;
+    unsigned log_topics;    /* bit mask of hyt_topic_t */
+    int log_all_ranks;
+    const char *force[HYT_NCOLL]; /* HYTUNE_FORCE_<COLL> raw spec or NULL */
+    long hot_calls;
+    long probe_calls;
+    double probe_min_gain;
+    long drift_interval;
+    const char *node_hw;       /* HYTUNE_NODE_HW */
+    const char *network_file;  /* HYTUNE_NETWORK_FILE */
+    const char *warm_start;    /* HYTUNE_WARM_START */
+} hyt_config_t;
+
+extern hyt_config_t hyt_cfg;
+
+/* Read every HYTUNE_* variable once; warn about unknown ones and bad values
+ * (the default is kept for a bad value).  Returns the number of problems. */
+int hyt_env_init(void);
+/* Print the variable table (name, type, default, current value, help). */
+void hyt_env_print(FILE *out);
+/* Parse helpers shared with the command-line tool; 0 ok, -1 bad. */
+int hyt_env_parse_mode(const char *s, hyt_mode_t *m);
+
+/* ---- logging (src/log.c) -------------------------------------------------- */
+typedef enum {
+    HYT_TOPIC_CORE = 1u << 0,
+    HYT_TOPIC_TABLE = 1u << 1,
+    HYT_TOPIC_ALG = 1u << 2,
+    HYT_TOPIC_TOPO = 1u << 3,
+    HYT_TOPIC_ONLINE = 1u << 4,
+    HYT_TOPIC_TUNE = 1u << 5,
+    HYT_TOPIC_ALL = 0xffffu,
+} hyt_topic_t;
+
+void hyt_log_set_rank(int world_rank);
+void hyt_log(hyt_log_level_t lvl, hyt_topic_t topic, const char *fmt, ...) HYT_PRINTF(3, 4);
+/* Like hyt_log but printed at most once per *flag (flag is a static int at the call site). */
+void hyt_log_once(int *flag, hyt_log_level_t lvl, hyt_topic_t topic, const char *fmt, ...)
+    HYT_PRINTF(4, 5);
+#define hyt_error(topic, ...) hyt_log(HYT_LOG_ERROR, topic, __VA_ARGS__)
+#define hyt_warn(topic, ...) hyt_log(HYT_LOG_WARN, topic, __VA_ARGS__)
+#define hyt_info(topic, ...) hyt_log(HYT_LOG_INFO, topic, __VA_ARGS__)
+#define hyt_debug(topic, ...) hyt_log(HYT_LOG_DEBUG, topic, __VA_ARGS__)
+
+/* ---- selection table (src/table.c) ---------------------------------------- */
+typedef struct hyt_rule {
+    uint64_t bytes_max;      /* rule applies to bytes <= bytes_max (UINT64_MAX: no bound) */
+    const hyt_alg_t *alg;
+    int k;                   /* 0 if the algorithm has no radix */
+    double predicted_us;     /* < 0 if unknown */
+} hyt_rule_t;
+
+typedef struct hyt_rule_set {
+    int nodes_max, ppn_max;  /* INT32_MAX: no bound */
+    int nrules;
+    hyt_rule_t *rules;       /* ordered by bytes_max, strictly increasing */
+} hyt_rule_set_t;
+
+typedef struct hyt_table {
+    char *path;
+    int platform_nodes, platform_ppn;
+    char *platform_mpi;
+    int nsets[HYT_NCOLL];
+    hyt_rule_set_t *sets[HYT_NCOLL];
+} hyt_table_t;
+
+/* Load and validate; NULL on error with one message in err (file, JSON path, fix). */
+hyt_table_t *hyt_table_load(const char *path, char *err, size_t errlen);
+void hyt_table_free(hyt_table_t *t);
+/* The rule set applying to a communicator of this shape, or NULL. */
+const hyt_rule_set_t *hyt_table_match(const hyt_table_t *t, hyt_coll_t c, int nodes, int ppn);
+/* O(log n) lookup, no allocation: the rule for this size (never NULL for a set). */
+static inline const hyt_rule_t *hyt_rules_lookup(const hyt_rule_set_t *s, size_t bytes)
+{
+    int lo = 0, hi = s->nrules - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if ((uint64_t)bytes <= s->rules[mid].bytes_max)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return &s->rules[lo];
+}
+
+extern hyt_table_t *hyt_table; /* the table in force, or NULL */
+
+/* ---- per-communicator context (src/comm.c) -------------------------------- */
+#define HYT_NBUCKETS 64 /* bucket b holds sizes with floor(log2(bytes))+1 == b; 0 bytes: 0 */
+
+static inline int hyt_bucket(size_t bytes)
+{
+    return bytes == 0 ? 0 : 64 - __builtin_clzll((unsigned long long)bytes);
+}
+
+typedef enum {
+    HYT_FB_NONE = 0,
+    HYT_FB_INTERCOMM,     /* intercommunicator */
+    HYT_FB_NONCOMMUTATIVE,/* op not commutative for a reordering algorithm */
+    HYT_FB_INPLACE,       /* algorithm cannot run in place */
+    HYT_FB_LAYOUT,        /* rank layout the algorithm needs is not there */
+    HYT_FB_ALGORITHM,     /* the algorithm declined the call (HYT_UNSUPPORTED) */
+    HYT_NFB
+} hyt_fallback_t;
+const char *hyt_fallback_name(hyt_fallback_t f);
+hyt_fallback_t hyt_fallback_from_reason(const char *reason);
+
+struct hyt_online_key; /* owned by online/ */
+
+/* Counters and decision state of one selection key (comm, collective, bucket). */
+typedef struct hyt_key {
+    hyt_coll_t coll;
+    int bucket;
+    uint64_t calls;
+    uint64_t bytes;               /* sum of selection bytes */
+    double time;                  /* seconds, summed over timed calls */
+    uint64_t timed_calls;
+    uint64_t fallbacks[HYT_NFB];
+    const hyt_alg_t *alg;         /* last algorithm used (after fallback: native) */
+    int k;                        /* last k used */
+    struct hyt_online_key *online;/* NULL until online/ takes the key */
+} hyt_key_t;
+
+struct hyt_comm {
+    MPI_Comm comm;
+    uint64_t id;            /* process-local creation number */
+    int size, rank;
+    int is_inter;
+    /* node model (topology/): filled at creation from the world node map */
+    int nodes;              /* nodes spanned by the communicator */
+    int ppn;                /* largest processes per node in the communicator */
+    int ppn_min;
+    int node_consecutive;   /* ranks of a node are contiguous and ppn uniform */
+    int my_node;            /* index of my node in 0..nodes-1 (by first appearance) */
+    int node_rank;          /* my rank among the ranks of my node */
+    int *node_of;           /* size entries: node index of every rank */
+    MPI_Comm priv;          /* private duplicate for hytune's own traffic, lazily */
+    MPI_Comm node_comm;     /* lazily: ranks of my node (compositions) */
+    MPI_Comm leader_comm;   /* lazily: node_rank == 0 ranks; MPI_COMM_NULL elsewhere */
+    const hyt_rule_set_t *rules[HYT_NCOLL];
+    const hyt_alg_t *forced[HYT_NCOLL];
+    int forced_k[HYT_NCOLL];
+    hyt_key_t *keys[HYT_NCOLL][HYT_NBUCKETS];
+    void *scratch;          /* reused temporary space for algorithms */
+    size_t scratch_size;
+    void *scratch2;
+    size_t scratch2_size;
+    struct hyt_comm *next;  /* list of live and retired contexts, for the stats dump */
+    int freed;              /* communicator freed; kept only for stats */
+};
+
+/* The context of comm, created on first use (never NULL after init unless
+ * out of memory).  Creation uses only local calls, so it is safe inside any
+ * collective and with concurrent collectives on other communicators. */
+hyt_comm_t *hyt_comm_get(MPI_Comm comm);
+/* Private duplicate (collective over the communicator on first call). */
+MPI_Comm hyt_comm_priv(hyt_comm_t *ctx);
+/* Node and leader communicators (collective over the communicator on first call). */
+int hyt_comm_node_split(hyt_comm_t *ctx);
+/* Scratch space of at least n bytes, kept across calls (NULL if out of memory). */
+void *hyt_scratch(hyt_comm_t *ctx, size_t n);
+void *hyt_scratch2(hyt_comm_t *ctx, size_t n);
+hyt_key_t *hyt_key_get(hyt_comm_t *ctx, hyt_coll_t c, int bucket);
+/* Iterate all contexts (live and freed) for reports; under the context lock. */
+void hyt_comm_foreach(void (*fn)(hyt_comm_t *ctx, void *arg), void *arg);
+
+/* World node map (topology/): node index of every world rank. */
+extern int hyt_world_size, hyt_world_rank;
+extern int *hyt_world_node_of;
+extern int hyt_world_nodes;
+
+/* ---- runtime (src/runtime.c) ------------------------------------------------ */
+extern int hyt_initialized;
+extern int hyt_thread_level;
+int hyt_init(void);      /* after PMPI_Init: env, table, topology */
+int hyt_finalize(void);  /* before PMPI_Finalize: stats dump, free */
+int hyt_dispatch(hyt_args_t *a);
+
+/* Choose (alg, k) for this call without online tuning: force > table > native. */
+void hyt_select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes, const hyt_alg_t **alg,
+                       int *k);
+
+/* Helpers for algorithms and tests. */
+int hyt_type_is_contig(MPI_Datatype t); /* true extent == size and lb == 0 */
+int hyt_op_is_commutative(MPI_Op op);
+
+#endif

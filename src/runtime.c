@@ -1,0 +1,202 @@
+/* Runtime: init, finalize and the per-call dispatch.
+ *
+ * Precedence (DESIGN.md): HYTUNE_FORCE_<COLL> > online choice > table >
+ * PMPI.  Any call the chosen algorithm cannot take goes to PMPI and is
+ * counted per reason.  Nothing is printed per call. */
+#include "hyt.h"
+#include "online/online.h"
+#include "topology/topology.h"
+
+#include <stdlib.h>
+
+int hyt_initialized;
+int hyt_thread_level = MPI_THREAD_SINGLE;
+const hyt_alg_t *hyt_forced_alg[HYT_NCOLL];
+int hyt_forced_k[HYT_NCOLL];
+
+int hyt_comm_module_init(void);
+void hyt_comm_module_finalize(void);
+void hyt_stats_dump(void);
+
+int hyt_pmpi_call(const hyt_args_t *a)
+{
+    switch (a->coll) {
+    case HYT_COLL_ALLREDUCE:
+        return PMPI_Allreduce(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm);
+    case HYT_COLL_BCAST:
+        return PMPI_Bcast(a->rbuf, a->count, a->type, a->root, a->comm);
+    case HYT_COLL_REDUCE:
+        return PMPI_Reduce(a->sbuf, a->rbuf, a->count, a->type, a->op, a->root, a->comm);
+    case HYT_COLL_ALLGATHER:
+        return PMPI_Allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm);
+    case HYT_COLL_ALLTOALL:
+        return PMPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm);
+    case HYT_COLL_REDUCE_SCATTER_BLOCK:
+        return PMPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm);
+    case HYT_NCOLL:
+        break;
+    }
+    return MPI_ERR_INTERN;
+}
+
+static void parse_forced(void)
+{
+    for (int c = 0; c < HYT_NCOLL; c++) {
+        hyt_forced_alg[c] = NULL;
+        if (!hyt_cfg.force[c])
+            continue;
+        char err[600];
+        if (hyt_alg_parse((hyt_coll_t)c, hyt_cfg.force[c], &hyt_forced_alg[c], &hyt_forced_k[c],
+                          err, sizeof err) != 0) {
+            hyt_forced_alg[c] = NULL;
+            char var[64];
+            snprintf(var, sizeof var, "HYTUNE_FORCE_%s", hyt_coll_name((hyt_coll_t)c));
+            for (char *p = var; *p; p++)
+                *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+            hyt_warn(HYT_TOPIC_CORE, "%s=%s ignored: %s", var, hyt_cfg.force[c], err);
+        } else {
+            hyt_info(HYT_TOPIC_CORE, "HYTUNE_FORCE: %s uses %s%s%.0d (overrides table and "
+                     "online tuning)", hyt_coll_name((hyt_coll_t)c), hyt_forced_alg[c]->name,
+                     hyt_forced_k[c] ? ":k=" : "", hyt_forced_k[c]);
+        }
+    }
+}
+
+static void load_table(void)
+{
+    if (!hyt_cfg.table)
+        return;
+    char err[1024];
+    hyt_table = hyt_table_load(hyt_cfg.table, err, sizeof err);
+    if (!hyt_table)
+        hyt_error(HYT_TOPIC_TABLE, "%s; continuing with the MPI library's own selection", err);
+    else
+        hyt_info(HYT_TOPIC_TABLE, "loaded %s", hyt_cfg.table);
+}
+
+int hyt_init(void)
+{
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    hyt_log_set_rank(rank);
+    hyt_env_init();
+    if (hyt_cfg.mode == HYT_MODE_OFF)
+        return MPI_SUCCESS;
+    int rc = hyt_topo_init();
+    if (rc != MPI_SUCCESS) {
+        hyt_warn(HYT_TOPIC_TOPO, "node model unavailable; running in off mode");
+        hyt_cfg.mode = HYT_MODE_OFF;
+        return MPI_SUCCESS;
+    }
+    parse_forced();
+    load_table();
+    if (hyt_cfg.mode == HYT_MODE_HYBRID && hyt_thread_level == MPI_THREAD_MULTIPLE) {
+        static int once;
+        hyt_log_once(&once, HYT_LOG_INFO, HYT_TOPIC_ONLINE,
+                     "MPI_THREAD_MULTIPLE: hybrid probing is off, running offline mode");
+        hyt_cfg.mode = HYT_MODE_OFFLINE;
+    }
+    hyt_comm_module_init();
+    hyt_online_init();
+    hyt_initialized = 1;
+    return MPI_SUCCESS;
+}
+
+int hyt_finalize(void)
+{
+    if (!hyt_initialized)
+        return MPI_SUCCESS;
+    hyt_stats_dump();
+    hyt_online_finalize();
+    hyt_comm_module_finalize();
+    hyt_topo_finalize();
+    hyt_table_free(hyt_table);
+    hyt_table = NULL;
+    hyt_initialized = 0;
+    return MPI_SUCCESS;
+}
+
+static size_t selection_bytes(const hyt_args_t *a)
+{
+    int size = 0;
+    PMPI_Type_size(a->type, &size);
+    return (size_t)(a->count > 0 ? a->count : 0) * (size_t)size;
+}
+
+void hyt_select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes, const hyt_alg_t **alg,
+                       int *k)
+{
+    if (ctx->forced[c]) {
+        *alg = ctx->forced[c];
+        *k = ctx->forced_k[c];
+    } else if (ctx->rules[c]) {
+        const hyt_rule_t *r = hyt_rules_lookup(ctx->rules[c], bytes);
+        *alg = r->alg;
+        *k = r->k;
+    } else {
+        *alg = hyt_alg_native(c);
+        *k = 0;
+    }
+}
+
+static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *alg)
+{
+    static int once[HYT_NFB];
+    key->fallbacks[why]++;
+    hyt_log_once(&once[why], HYT_LOG_INFO, HYT_TOPIC_ALG,
+                 "%s %s falls back to PMPI (%s); counted in the stats", hyt_coll_name(key->coll),
+                 alg->name, hyt_fallback_name(why));
+}
+
+int hyt_dispatch(hyt_args_t *a)
+{
+    hyt_comm_t *ctx = hyt_comm_get(a->comm);
+    if (HYT_UNLIKELY(!ctx))
+        return hyt_pmpi_call(a);
+    a->ctx = ctx;
+    a->bytes = selection_bytes(a);
+    hyt_key_t *key = hyt_key_get(ctx, a->coll, hyt_bucket(a->bytes));
+    if (HYT_UNLIKELY(!key))
+        return hyt_pmpi_call(a);
+    key->calls++;
+    key->bytes += a->bytes;
+
+    const hyt_alg_t *alg;
+    int k;
+    hyt_select_static(ctx, a->coll, a->bytes, &alg, &k);
+    if (HYT_UNLIKELY(ctx->is_inter)) {
+        if (!(alg->flags & HYT_ALG_NATIVE))
+            count_fallback(key, HYT_FB_INTERCOMM, alg);
+        alg = hyt_alg_native(a->coll);
+        k = 0;
+    }
+    int timed = hyt_cfg.stats != NULL;
+    if (hyt_alg_has_radix(alg) && !ctx->forced[a->coll] && hyt_cfg.mode == HYT_MODE_HYBRID)
+        timed |= hyt_online_before(ctx, key, alg, &k);
+    if (!(alg->flags & HYT_ALG_NATIVE)) {
+        const char *why = hyt_alg_unsupported_reason(alg, a);
+        if (why) {
+            count_fallback(key, hyt_fallback_from_reason(why), alg);
+            alg = hyt_alg_native(a->coll);
+            k = 0;
+        }
+    }
+    double t0 = timed ? PMPI_Wtime() : 0;
+    int rc = alg->fn(a, k);
+    if (HYT_UNLIKELY(rc == HYT_UNSUPPORTED)) {
+        count_fallback(key, HYT_FB_ALGORITHM, alg);
+        alg = hyt_alg_native(a->coll);
+        k = 0;
+        rc = hyt_pmpi_call(a);
+    }
+    key->alg = alg;
+    key->k = k;
+    if (timed) {
+        double dt = PMPI_Wtime() - t0;
+        key->time += dt;
+        key->timed_calls++;
+        if (hyt_alg_has_radix(alg) && hyt_cfg.mode == HYT_MODE_HYBRID)
+            hyt_online_after(ctx, key, alg, k, dt);
+    }
+    return rc;
+}

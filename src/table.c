@@ -1,0 +1,330 @@
+/* The selection table: versioned JSON (format 1), read with json-c and
+ * validated whole on load.  Any problem gives one message naming the file,
+ * the JSON path of the offending value and the fix; nothing of a bad table
+ * is used.  Format: docs/table-format.md. */
+#include "hyt.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HYT_TABLE_FORMAT 1
+
+hyt_table_t *hyt_table;
+
+static int fail(char *err, size_t len, const char *path, const char *fmt, ...) HYT_PRINTF(4, 5);
+static int fail(char *err, size_t len, const char *path, const char *fmt, ...)
+{
+    int n = snprintf(err, len, "table %s: ", path);
+    if (n < 0 || (size_t)n >= len)
+        n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, len - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fail(err, errlen, path, "cannot open (%s); set HYTUNE_TABLE to a file written by "
+             "`hytune tune -o FILE`", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (n + 1 < cap)
+            break;
+        char *nb = realloc(buf, cap *= 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf = nb;
+        }
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    if (!buf || rerr) {
+        free(buf);
+        fail(err, errlen, path, "cannot read");
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+static void offset_to_line(const char *text, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && text[i]; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+/* Integer field >= lo; absent allowed when *absent_ok (then *out = dflt). */
+static int get_int(json_object *o, const char *key, int64_t lo, int64_t hi, int required,
+                   int64_t dflt, int64_t *out, const char *file, const char *where, char *err,
+                   size_t errlen)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
+        if (required)
+            return fail(err, errlen, file, "%s.%s is missing; give an integer", where, key);
+        *out = dflt;
+        return 0;
+    }
+    if (!json_object_is_type(v, json_type_int))
+        return fail(err, errlen, file, "%s.%s must be an integer, not %s", where, key,
+                    json_type_to_name(json_object_get_type(v)));
+    errno = 0;
+    int64_t x = json_object_get_int64(v);
+    if (errno || x < lo || x > hi)
+        return fail(err, errlen, file, "%s.%s = %s is out of range %lld..%lld", where, key,
+                    json_object_to_json_string(v), (long long)lo, (long long)hi);
+    *out = x;
+    return 0;
+}
+
+static int parse_rule(json_object *r, hyt_coll_t coll, int last, hyt_rule_t *out,
+                      uint64_t prev_max, int first, const char *file, const char *where,
+                      char *err, size_t errlen)
+{
+    if (!json_object_is_type(r, json_type_object))
+        return fail(err, errlen, file, "%s must be an object", where);
+    json_object_object_foreach(r, key, val)
+    {
+        (void)val;
+        if (strcmp(key, "bytes_max") && strcmp(key, "algorithm") && strcmp(key, "k") &&
+            strcmp(key, "predicted_us"))
+            return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
+                        "bytes_max, algorithm, k, predicted_us", where, key);
+    }
+    int64_t bmax;
+    if (get_int(r, "bytes_max", 0, INT64_MAX, !last, -1, &bmax, file, where, err, errlen))
+        return -1;
+    out->bytes_max = bmax < 0 ? UINT64_MAX : (uint64_t)bmax;
+    if (!first && out->bytes_max <= prev_max)
+        return fail(err, errlen, file, "%s.bytes_max = %lld is not above the previous rule's "
+                    "%llu; order the rules by increasing bytes_max", where, (long long)bmax,
+                    (unsigned long long)prev_max);
+    json_object *a;
+    if (!json_object_object_get_ex(r, "algorithm", &a) || !json_object_is_type(a, json_type_string))
+        return fail(err, errlen, file, "%s.algorithm is missing or not a string; give a name "
+                    "from `hytune list %s`", where, hyt_coll_name(coll));
+    const char *name = json_object_get_string(a);
+    out->alg = hyt_alg_find(coll, name);
+    if (!out->alg)
+        return fail(err, errlen, file, "%s.algorithm \"%s\" is not an algorithm of %s; "
+                    "see `hytune list %s`", where, name, hyt_coll_name(coll), hyt_coll_name(coll));
+    int64_t k;
+    int has_radix = hyt_alg_has_radix(out->alg);
+    if (get_int(r, "k", has_radix ? out->alg->k_min : 0, has_radix ? HYT_K_LIMIT : 0, 0,
+                has_radix ? out->alg->k_min : 0, &k, file, where, err, errlen))
+        return -1;
+    out->k = (int)k;
+    out->predicted_us = -1;
+    json_object *p;
+    if (json_object_object_get_ex(r, "predicted_us", &p)) {
+        if (!json_object_is_type(p, json_type_double) && !json_object_is_type(p, json_type_int))
+            return fail(err, errlen, file, "%s.predicted_us must be a number", where);
+        out->predicted_us = json_object_get_double(p);
+    }
+    return 0;
+}
+
+static int parse_set(json_object *s, hyt_coll_t coll, int last, hyt_rule_set_t *out,
+                     const char *file, const char *where, char *err, size_t errlen)
+{
+    if (!json_object_is_type(s, json_type_object))
+        return fail(err, errlen, file, "%s must be an object with nodes_max, ppn_max, rules",
+                    where);
+    json_object_object_foreach(s, key, val)
+    {
+        (void)val;
+        if (strcmp(key, "nodes_max") && strcmp(key, "ppn_max") && strcmp(key, "rules"))
+            return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
+                        "nodes_max, ppn_max, rules", where, key);
+    }
+    int64_t v;
+    if (get_int(s, "nodes_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, where, err, errlen))
+        return -1;
+    out->nodes_max = (int)v;
+    if (get_int(s, "ppn_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, where, err, errlen))
+        return -1;
+    out->ppn_max = (int)v;
+    json_object *rules;
+    if (!json_object_object_get_ex(s, "rules", &rules) ||
+        !json_object_is_type(rules, json_type_array) || json_object_array_length(rules) == 0)
+        return fail(err, errlen, file, "%s.rules must be a non-empty array", where);
+    (void)last;
+    int n = (int)json_object_array_length(rules);
+    out->rules = calloc((size_t)n, sizeof *out->rules);
+    if (!out->rules)
+        return fail(err, errlen, file, "out of memory");
+    out->nrules = n;
+    for (int i = 0; i < n; i++) {
+        char w[160];
+        snprintf(w, sizeof w, "%s.rules[%d]", where, i);
+        if (parse_rule(json_object_array_get_idx(rules, i), coll, i == n - 1, &out->rules[i],
+                       i ? out->rules[i - 1].bytes_max : 0, i == 0, file, w, err, errlen))
+            return -1;
+    }
+    if (out->rules[n - 1].bytes_max != UINT64_MAX)
+        return fail(err, errlen, file, "%s.rules[%d] is the last rule and must have no "
+                    "bytes_max (it covers every larger size)", where, n - 1);
+    return 0;
+}
+
+static int parse_table(json_object *root, hyt_table_t *t, const char *file, char *err,
+                       size_t errlen)
+{
+    if (!json_object_is_type(root, json_type_object))
+        return fail(err, errlen, file, "top level must be an object");
+    int64_t format;
+    if (get_int(root, "format", 0, INT32_MAX, 1, 0, &format, file, "$", err, errlen))
+        return -1;
+    if (format != HYT_TABLE_FORMAT)
+        return fail(err, errlen, file, "$.format is %lld, this hytune reads format %d; "
+                    "regenerate the table with this version's `hytune tune`", (long long)format,
+                    HYT_TABLE_FORMAT);
+    json_object *plat, *colls;
+    if (json_object_object_get_ex(root, "platform", &plat)) {
+        int64_t v;
+        if (!json_object_is_type(plat, json_type_object))
+            return fail(err, errlen, file, "$.platform must be an object");
+        if (get_int(plat, "nodes", 1, INT32_MAX, 0, 0, &v, file, "$.platform", err, errlen))
+            return -1;
+        t->platform_nodes = (int)v;
+        if (get_int(plat, "ppn", 1, INT32_MAX, 0, 0, &v, file, "$.platform", err, errlen))
+            return -1;
+        t->platform_ppn = (int)v;
+        json_object *m;
+        if (json_object_object_get_ex(plat, "mpi", &m) && json_object_is_type(m, json_type_string))
+            t->platform_mpi = strdup(json_object_get_string(m));
+    }
+    if (!json_object_object_get_ex(root, "collectives", &colls) ||
+        !json_object_is_type(colls, json_type_object))
+        return fail(err, errlen, file, "$.collectives is missing or not an object");
+    json_object_object_foreach(colls, cname, sets)
+    {
+        int c = hyt_coll_from_name(cname);
+        if (c < 0)
+            return fail(err, errlen, file, "$.collectives.%s is not a collective hytune tunes; "
+                        "valid: allreduce, bcast, reduce, allgather, alltoall, "
+                        "reduce_scatter_block", cname);
+        if (!json_object_is_type(sets, json_type_array) || json_object_array_length(sets) == 0)
+            return fail(err, errlen, file, "$.collectives.%s must be a non-empty array of "
+                        "{nodes_max, ppn_max, rules}", cname);
+        int n = (int)json_object_array_length(sets);
+        t->sets[c] = calloc((size_t)n, sizeof *t->sets[c]);
+        if (!t->sets[c])
+            return fail(err, errlen, file, "out of memory");
+        t->nsets[c] = n;
+        for (int i = 0; i < n; i++) {
+            char w[128];
+            snprintf(w, sizeof w, "$.collectives.%s[%d]", cname, i);
+            if (parse_set(json_object_array_get_idx(sets, i), (hyt_coll_t)c, i == n - 1,
+                          &t->sets[c][i], file, w, err, errlen))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+hyt_table_t *hyt_table_load(const char *path, char *err, size_t errlen)
+{
+    size_t len;
+    char *text = read_file(path, &len, err, errlen);
+    if (!text)
+        return NULL;
+    json_tokener *tok = json_tokener_new();
+    json_object *root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
+    hyt_table_t *t = NULL;
+    if (!tok) {
+        fail(err, errlen, path, "out of memory");
+        goto out;
+    }
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    if (!root || jerr != json_tokener_success) {
+        int line, col;
+        size_t off = json_tokener_get_parse_end(tok);
+        offset_to_line(text, off, &line, &col);
+        if (jerr == json_tokener_continue)
+            fail(err, errlen, path, "ends early at line %d (truncated file?); regenerate it "
+                 "with `hytune tune`", line);
+        else
+            fail(err, errlen, path, "line %d column %d: %s; fix the JSON syntax", line, col,
+                 json_tokener_error_desc(jerr == json_tokener_success ? json_tokener_error_parse_eof
+                                                                      : jerr));
+        goto out;
+    }
+    size_t end = json_tokener_get_parse_end(tok);
+    while (end < len && (text[end] == ' ' || text[end] == '\n' || text[end] == '\t' ||
+                         text[end] == '\r'))
+        end++;
+    if (end < len) {
+        int line, col;
+        offset_to_line(text, end, &line, &col);
+        fail(err, errlen, path, "line %d column %d: text after the JSON document; remove it",
+             line, col);
+        goto out;
+    }
+    t = calloc(1, sizeof *t);
+    if (!t || !(t->path = strdup(path))) {
+        fail(err, errlen, path, "out of memory");
+        free(t);
+        t = NULL;
+        goto out;
+    }
+    if (parse_table(root, t, path, err, errlen) != 0) {
+        hyt_table_free(t);
+        t = NULL;
+    }
+out:
+    if (root)
+        json_object_put(root);
+    if (tok)
+        json_tokener_free(tok);
+    free(text);
+    return t;
+}
+
+void hyt_table_free(hyt_table_t *t)
+{
+    if (!t)
+        return;
+    for (int c = 0; c < HYT_NCOLL; c++) {
+        for (int i = 0; i < t->nsets[c]; i++)
+            free(t->sets[c][i].rules);
+        free(t->sets[c]);
+    }
+    free(t->platform_mpi);
+    free(t->path);
+    free(t);
+}
+
+const hyt_rule_set_t *hyt_table_match(const hyt_table_t *t, hyt_coll_t c, int nodes, int ppn)
+{
+    if (!t)
+        return NULL;
+    for (int i = 0; i < t->nsets[c]; i++)
+        if (nodes <= t->sets[c][i].nodes_max && ppn <= t->sets[c][i].ppn_max)
+            return &t->sets[c][i];
+    return NULL;
+}

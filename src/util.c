@@ -1,0 +1,73 @@
+/* Collective names, fallback reasons, datatype and op helpers. */
+#include "hyt.h"
+
+#include <string.h>
+
+static const char *const coll_names[HYT_NCOLL] = {
+#define HYT_X(U, l, M) #l,
+    HYT_COLL_LIST(HYT_X)
+#undef HYT_X
+};
+
+const char *hyt_coll_name(hyt_coll_t c)
+{
+    return (unsigned)c < HYT_NCOLL ? coll_names[c] : "?";
+}
+
+int hyt_coll_from_name(const char *name)
+{
+    for (int c = 0; c < HYT_NCOLL; c++)
+        if (strcmp(name, coll_names[c]) == 0)
+            return c;
+    return -1;
+}
+
+int hyt_coll_has_op(hyt_coll_t c)
+{
+    return c == HYT_COLL_ALLREDUCE || c == HYT_COLL_REDUCE || c == HYT_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+int hyt_coll_has_root(hyt_coll_t c)
+{
+    return c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE;
+}
+
+static const char *const fb_names[HYT_NFB] = {
+    [HYT_FB_NONE] = "none",
+    [HYT_FB_INTERCOMM] = "intercommunicator",
+    [HYT_FB_NONCOMMUTATIVE] = "non-commutative op",
+    [HYT_FB_INPLACE] = "in-place not supported",
+    [HYT_FB_LAYOUT] = "rank layout",
+    [HYT_FB_ALGORITHM] = "declined by algorithm",
+};
+
+const char *hyt_fallback_name(hyt_fallback_t f)
+{
+    return (unsigned)f < HYT_NFB ? fb_names[f] : "?";
+}
+
+hyt_fallback_t hyt_fallback_from_reason(const char *reason)
+{
+    for (int f = 1; f < HYT_NFB; f++)
+        if (reason == fb_names[f] || strcmp(reason, fb_names[f]) == 0)
+            return (hyt_fallback_t)f;
+    return HYT_FB_ALGORITHM;
+}
+
+int hyt_type_is_contig(MPI_Datatype t)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    int size;
+    PMPI_Type_size(t, &size);
+    PMPI_Type_get_extent(t, &lb, &extent);
+    PMPI_Type_get_true_extent(t, &tlb, &textent);
+    return lb == 0 && tlb == 0 && extent == (MPI_Aint)size && textent == (MPI_Aint)size;
+}
+
+int hyt_op_is_commutative(MPI_Op op)
+{
+    int commute = 0;
+    if (PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+        return 0;
+    return commute;
+}
