@@ -8,7 +8,7 @@ $(error run ./configure first (./configure --help))
 endif
 include config.mk
 
-B := build
+B ?= build
 LIBSRC := $(wildcard src/*.c algorithms/*.c algorithms/*/*.c topology/*.c online/*.c)
 TOOLSRC := tools/hytune.c $(wildcard offline/*.c)
 HDRS := $(wildcard src/*.h algorithms/*.h topology/*.h online/*.h offline/*.h)

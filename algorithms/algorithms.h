@@ -9,4 +9,9 @@
 
 int hyt_native(const hyt_args_t *a, int k);
 
+/* ---- k-nomial tree and recursive multiplying ---- */
+/* ---- k-ring ---- */
+/* ---- classic baselines (Rabenseifner, Bruck, pairwise, recursive halving) ---- */
+/* ---- node-aware compositions ---- */
+
 #endif

@@ -10,8 +10,14 @@
     {.name = "native", .coll = HYT_COLL_##U, .fn = hyt_native, .flags = HYT_ALG_NATIVE,    \
      .desc = "the MPI library's own selection (PMPI_" #M ")"},
 
+/* Rows are grouped by family; the native rows must stay first, in
+ * collective order (hyt_alg_native relies on it). */
 const hyt_alg_t hyt_algs[] = {
     HYT_COLL_LIST(NATIVE_ROW)
+    /* ---- k-nomial tree and recursive multiplying ---- */
+    /* ---- k-ring ---- */
+    /* ---- classic baselines (Rabenseifner, Bruck, pairwise, recursive halving) ---- */
+    /* ---- node-aware compositions ---- */
 };
 const int hyt_nalgs = (int)(sizeof hyt_algs / sizeof hyt_algs[0]);
 

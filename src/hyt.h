@@ -317,6 +317,13 @@ extern int hyt_thread_level;
 int hyt_init(void);      /* after PMPI_Init: env, table, topology */
 int hyt_finalize(void);  /* before PMPI_Finalize: stats dump, free */
 int hyt_dispatch(hyt_args_t *a);
+/* Run one algorithm on a captured call (a->ctx set, or it is looked up):
+ * checks the registry restrictions, runs alg->fn, and falls back to PMPI
+ * when the call cannot be taken; *fb (if not NULL) says why (HYT_FB_NONE if
+ * alg ran).  Used by dispatch, the tuner's benchmarks and the tests. */
+int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb);
+/* Selection size of a captured call (see hyt_args_t.bytes). */
+size_t hyt_selection_bytes(const hyt_args_t *a);
 
 /* Choose (alg, k) for this call without online tuning: force > table > native. */
 void hyt_select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes, const hyt_alg_t **alg,

@@ -116,7 +116,7 @@ int hyt_finalize(void)
     return MPI_SUCCESS;
 }
 
-static size_t selection_bytes(const hyt_args_t *a)
+size_t hyt_selection_bytes(const hyt_args_t *a)
 {
     int size = 0;
     PMPI_Type_size(a->type, &size);
@@ -148,13 +148,40 @@ static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *
                  alg->name, hyt_fallback_name(why));
 }
 
+int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
+{
+    if (!a->ctx)
+        a->ctx = hyt_comm_get(a->comm);
+    hyt_fallback_t why = HYT_FB_NONE;
+    int rc;
+    if (!a->ctx || (alg->flags & HYT_ALG_NATIVE)) {
+        rc = hyt_pmpi_call(a);
+    } else {
+        const char *reason = a->ctx->is_inter ? hyt_fallback_name(HYT_FB_INTERCOMM)
+                                              : hyt_alg_unsupported_reason(alg, a);
+        if (reason) {
+            why = hyt_fallback_from_reason(reason);
+            rc = hyt_pmpi_call(a);
+        } else {
+            rc = alg->fn(a, k);
+            if (HYT_UNLIKELY(rc == HYT_UNSUPPORTED)) {
+                why = HYT_FB_ALGORITHM;
+                rc = hyt_pmpi_call(a);
+            }
+        }
+    }
+    if (fb)
+        *fb = why;
+    return rc;
+}
+
 int hyt_dispatch(hyt_args_t *a)
 {
     hyt_comm_t *ctx = hyt_comm_get(a->comm);
     if (HYT_UNLIKELY(!ctx))
         return hyt_pmpi_call(a);
     a->ctx = ctx;
-    a->bytes = selection_bytes(a);
+    a->bytes = hyt_selection_bytes(a);
     hyt_key_t *key = hyt_key_get(ctx, a->coll, hyt_bucket(a->bytes));
     if (HYT_UNLIKELY(!key))
         return hyt_pmpi_call(a);
@@ -164,30 +191,17 @@ int hyt_dispatch(hyt_args_t *a)
     const hyt_alg_t *alg;
     int k;
     hyt_select_static(ctx, a->coll, a->bytes, &alg, &k);
-    if (HYT_UNLIKELY(ctx->is_inter)) {
-        if (!(alg->flags & HYT_ALG_NATIVE))
-            count_fallback(key, HYT_FB_INTERCOMM, alg);
-        alg = hyt_alg_native(a->coll);
-        k = 0;
-    }
     int timed = hyt_cfg.stats != NULL;
-    if (hyt_alg_has_radix(alg) && !ctx->forced[a->coll] && hyt_cfg.mode == HYT_MODE_HYBRID)
+    if (hyt_alg_has_radix(alg) && !ctx->forced[a->coll] && hyt_cfg.mode == HYT_MODE_HYBRID &&
+        !ctx->is_inter)
         timed |= hyt_online_before(ctx, key, alg, &k);
-    if (!(alg->flags & HYT_ALG_NATIVE)) {
-        const char *why = hyt_alg_unsupported_reason(alg, a);
-        if (why) {
-            count_fallback(key, hyt_fallback_from_reason(why), alg);
-            alg = hyt_alg_native(a->coll);
-            k = 0;
-        }
-    }
     double t0 = timed ? PMPI_Wtime() : 0;
-    int rc = alg->fn(a, k);
-    if (HYT_UNLIKELY(rc == HYT_UNSUPPORTED)) {
-        count_fallback(key, HYT_FB_ALGORITHM, alg);
+    hyt_fallback_t fb;
+    int rc = hyt_run_alg(a, alg, k, &fb);
+    if (HYT_UNLIKELY(fb != HYT_FB_NONE)) {
+        count_fallback(key, fb, alg);
         alg = hyt_alg_native(a->coll);
         k = 0;
-        rc = hyt_pmpi_call(a);
     }
     key->alg = alg;
     key->k = k;

@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 MPIEXEC=$(sed -n 's/^MPIEXEC = //p' config.mk)
 SMPIRUN=$(sed -n 's/^SMPIRUN = //p' config.mk)
-B=$top/build
+B=${HYT_BUILD:-$top/build}
 PLAT=$top/platforms
 SMPI="--cfg=smpi/simulate-computation:no --log=root.thres:critical --log=smpi.thres:critical --cfg=smpi/display-timing:no"
 VALGRIND=

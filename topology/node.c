@@ -73,3 +73,29 @@ int hyt_topo_print(FILE *out)
             ctx->node_consecutive ? "yes" : "no");
     return 0;
 }
+
+/* Initial priors; topology/prior.c refines them. */
+int hyt_topo_prior_k(const hyt_alg_t *alg, const hyt_comm_t *ctx, size_t bytes)
+{
+    (void)bytes;
+    if (!hyt_alg_has_radix(alg))
+        return 0;
+    int k = alg->k_min > 2 ? alg->k_min : 2;
+    int kmax = hyt_alg_k_max(alg, ctx->size);
+    return k < kmax ? k : kmax;
+}
+
+int hyt_topo_node_group(int world_node)
+{
+    return world_node;
+}
+
+int hyt_topo_ngroups(void)
+{
+    return hyt_world_nodes;
+}
+
+int hyt_topo_ports(void)
+{
+    return 1;
+}
