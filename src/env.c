@@ -120,8 +120,19 @@ static int parse_topics(const char *s, unsigned *out)
             return -1;
         mask |= 1u << found;
     }
+    if (!mask)
+        return -1; /* an empty list would silence every warning, this one too */
     *out = mask;
-    return mask ? 0 : -1;
+    return 0;
+}
+
+/* Bounds of a "min..max" range.  Not sscanf("%lf..%lf"): strtod takes
+ * "0." of "0..1" as the first number and the second is never read. */
+static void range_of(const char *range, double *lo, double *hi)
+{
+    const char *dots = strstr(range, "..");
+    *lo = strtod(range, NULL);
+    *hi = dots ? strtod(dots + 2, NULL) : *lo;
 }
 
 /* Parse one value into the variable's destination; 0 ok, -1 bad. */
@@ -142,8 +153,9 @@ static int parse_value(const env_var_t *v, const char *s)
         return 0;
     }
     case T_LONG: {
-        long lo, hi;
-        sscanf(v->choices, "%ld..%ld", &lo, &hi);
+        double dlo, dhi;
+        range_of(v->choices, &dlo, &dhi);
+        long lo = (long)dlo, hi = (long)dhi;
         errno = 0;
         long x = strtol(s, &end, 10);
         if (errno || end == s || *end || x < lo || x > hi)
@@ -153,7 +165,7 @@ static int parse_value(const env_var_t *v, const char *s)
     }
     case T_DOUBLE: {
         double lo, hi;
-        sscanf(v->choices, "%lf..%lf", &lo, &hi);
+        range_of(v->choices, &lo, &hi);
         errno = 0;
         double x = strtod(s, &end);
         if (errno || end == s || *end || !(x >= lo && x <= hi))
