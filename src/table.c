@@ -90,13 +90,14 @@ static int get_int(json_object *o, const char *key, int64_t lo, int64_t hi, int 
         return 0;
     }
     if (!json_object_is_type(v, json_type_int))
-        return fail(err, errlen, file, "%s.%s must be an integer, not %s", where, key,
-                    json_type_to_name(json_object_get_type(v)));
+        return fail(err, errlen, file, "%s.%s must be an integer, not a %s; write a plain "
+                    "integer", where, key, json_type_to_name(json_object_get_type(v)));
     errno = 0;
     int64_t x = json_object_get_int64(v);
     if (errno || x < lo || x > hi)
-        return fail(err, errlen, file, "%s.%s = %s is out of range %lld..%lld", where, key,
-                    json_object_to_json_string(v), (long long)lo, (long long)hi);
+        return fail(err, errlen, file, "%s.%s = %s is out of range; give an integer in "
+                    "%lld..%lld", where, key, json_object_to_json_string(v), (long long)lo,
+                    (long long)hi);
     *out = x;
     return 0;
 }
@@ -134,6 +135,11 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, hyt_rule_t *out
                     "see `hytune list %s`", where, name, hyt_coll_name(coll), hyt_coll_name(coll));
     int64_t k;
     int has_radix = hyt_alg_has_radix(out->alg);
+    json_object *kv;
+    if (!has_radix && json_object_object_get_ex(r, "k", &kv) &&
+        !(json_object_is_type(kv, json_type_int) && json_object_get_int64(kv) == 0))
+        return fail(err, errlen, file, "%s.k: algorithm %s takes no radix; remove k", where,
+                    name);
     if (get_int(r, "k", has_radix ? out->alg->k_min : 0, has_radix ? HYT_K_LIMIT : 0, 0,
                 has_radix ? out->alg->k_min : 0, &k, file, where, err, errlen))
         return -1;
@@ -142,7 +148,8 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, hyt_rule_t *out
     json_object *p;
     if (json_object_object_get_ex(r, "predicted_us", &p)) {
         if (!json_object_is_type(p, json_type_double) && !json_object_is_type(p, json_type_int))
-            return fail(err, errlen, file, "%s.predicted_us must be a number", where);
+            return fail(err, errlen, file, "%s.predicted_us must be a number (microseconds); "
+                        "fix or remove it", where);
         out->predicted_us = json_object_get_double(p);
     }
     return 0;
@@ -195,7 +202,8 @@ static int parse_table(json_object *root, hyt_table_t *t, const char *file, char
                        size_t errlen)
 {
     if (!json_object_is_type(root, json_type_object))
-        return fail(err, errlen, file, "top level must be an object");
+        return fail(err, errlen, file, "top level must be an object: {\"format\": 1, "
+                    "\"collectives\": {...}}");
     int64_t format;
     if (get_int(root, "format", 0, INT32_MAX, 1, 0, &format, file, "$", err, errlen))
         return -1;
@@ -207,7 +215,7 @@ static int parse_table(json_object *root, hyt_table_t *t, const char *file, char
     if (json_object_object_get_ex(root, "platform", &plat)) {
         int64_t v;
         if (!json_object_is_type(plat, json_type_object))
-            return fail(err, errlen, file, "$.platform must be an object");
+            return fail(err, errlen, file, "$.platform must be an object {nodes, ppn, mpi}");
         if (get_int(plat, "nodes", 1, INT32_MAX, 0, 0, &v, file, "$.platform", err, errlen))
             return -1;
         t->platform_nodes = (int)v;
@@ -220,7 +228,8 @@ static int parse_table(json_object *root, hyt_table_t *t, const char *file, char
     }
     if (!json_object_object_get_ex(root, "collectives", &colls) ||
         !json_object_is_type(colls, json_type_object))
-        return fail(err, errlen, file, "$.collectives is missing or not an object");
+        return fail(err, errlen, file, "$.collectives is missing or not an object; give "
+                    "{\"allreduce\": [{\"rules\": [...]}], ...}");
     json_object_object_foreach(colls, cname, sets)
     {
         int c = hyt_coll_from_name(cname);
@@ -253,6 +262,11 @@ hyt_table_t *hyt_table_load(const char *path, char *err, size_t errlen)
     char *text = read_file(path, &len, err, errlen);
     if (!text)
         return NULL;
+    if (text[strspn(text, " \t\r\n")] == 0) {
+        fail(err, errlen, path, "is empty; regenerate it with `hytune tune -o FILE`");
+        free(text);
+        return NULL;
+    }
     json_tokener *tok = json_tokener_new();
     json_object *root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
     hyt_table_t *t = NULL;

@@ -1,0 +1,167 @@
+/* Unit test of the algorithm registry (algorithms/registry.c) and the small
+ * core helpers every part relies on (collective names, size buckets,
+ * fallback reasons, restriction checks).
+ *
+ * The registry grows while others add algorithms: every check iterates the
+ * table, so each new row is checked for the invariants dispatch, name
+ * parsing, `hytune list` and the tuner depend on. */
+#include "src/hyt.h"
+#include "test/check.h"
+
+#include <string.h>
+
+static void test_rows(void)
+{
+    CHECK(hyt_nalgs >= HYT_NCOLL, "%d rows, fewer than the native rows", hyt_nalgs);
+    for (int c = 0; c < HYT_NCOLL; c++) {
+        const hyt_alg_t *n = hyt_alg_native((hyt_coll_t)c);
+        CHECK(n == &hyt_algs[c], "native row of %s is not row %d", hyt_coll_name(c), c);
+        CHECK(n->coll == (hyt_coll_t)c && strcmp(n->name, "native") == 0 &&
+                  (n->flags & HYT_ALG_NATIVE) && !hyt_alg_has_radix(n),
+              "row %d is not %s's native row", c, hyt_coll_name(c));
+        CHECK(hyt_alg_find((hyt_coll_t)c, "native") == n, "find native %s", hyt_coll_name(c));
+    }
+    for (int i = 0; i < hyt_nalgs; i++) {
+        const hyt_alg_t *a = &hyt_algs[i];
+        const char *cn = hyt_coll_name(a->coll);
+        CHECK((unsigned)a->coll < HYT_NCOLL, "row %d: collective %d", i, a->coll);
+        CHECK(a->name && a->name[0] && strlen(a->name) < 64 && !strchr(a->name, ':') &&
+                  !strchr(a->name, ' '),
+              "row %d: name \"%s\" (short, no ':' or space)", i, a->name ? a->name : "(null)");
+        CHECK(a->fn != NULL, "row %d %s %s: no function", i, cn, a->name);
+        CHECK(a->desc && a->desc[0] && !strchr(a->desc, '\n'), "row %d %s %s: description",
+              i, cn, a->name);
+        CHECK(hyt_alg_find(a->coll, a->name) == a, "row %d %s %s: name not unique", i, cn,
+              a->name);
+        if (hyt_alg_has_radix(a)) {
+            CHECK(a->k_min >= 1, "%s %s: k_min %d", cn, a->name, a->k_min);
+            CHECK(a->k_max == HYT_K_P || (a->k_max >= a->k_min && a->k_max <= HYT_K_LIMIT),
+                  "%s %s: k range %d..%d", cn, a->name, a->k_min, a->k_max);
+            CHECK(hyt_alg_k_max(a, 1000) >= a->k_min, "%s %s: k_max(1000)", cn, a->name);
+            if (a->k_max == HYT_K_P) {
+                CHECK(hyt_alg_k_max(a, 37) == (37 > a->k_min ? 37 : a->k_min),
+                      "%s %s: k_max(p=37) = %d", cn, a->name, hyt_alg_k_max(a, 37));
+                CHECK(hyt_alg_k_max(a, 1) == a->k_min, "%s %s: k_max(p=1)", cn, a->name);
+            } else {
+                CHECK(hyt_alg_k_max(a, 3) == a->k_max, "%s %s: fixed k_max", cn, a->name);
+            }
+        } else {
+            CHECK(a->k_min == 0 && a->k_max == 0, "%s %s: no radix but k_min %d", cn, a->name,
+                  a->k_min);
+        }
+        CHECK(!(a->flags & HYT_ALG_NO_INPLACE) ||
+                  (a->coll != HYT_COLL_BCAST && a->coll != HYT_COLL_REDUCE),
+              "%s %s: NO_INPLACE is never used for bcast/reduce (only the root passes it)", cn,
+              a->name);
+        CHECK(!(a->flags & HYT_ALG_NEEDS_COMMUTATIVE) || hyt_coll_has_op(a->coll),
+              "%s %s: needs a commutative op but takes no op", cn, a->name);
+        CHECK(!(a->flags & HYT_ALG_NATIVE) || strcmp(a->name, "native") == 0 ||
+                  !hyt_alg_has_radix(a),
+              "%s %s: native rows take no radix", cn, a->name);
+        const hyt_alg_t *p = NULL;
+        int k = -1;
+        char err[600];
+        CHECK(hyt_alg_parse(a->coll, a->name, &p, &k, err, sizeof err) == 0 && p == a,
+              "%s %s does not parse: %s", cn, a->name, err);
+    }
+    CHECK(hyt_alg_find(HYT_COLL_ALLREDUCE, "") == NULL, "empty name found");
+    CHECK(hyt_alg_find(HYT_COLL_ALLREDUCE, "Native") == NULL, "names are case-sensitive");
+}
+
+/* A non-commutative op for the restriction check (never applied here). */
+static void first_wins(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)in;
+    (void)inout;
+    (void)len;
+    (void)type;
+}
+
+/* Restriction checks on captured calls; the context is filled by hand. */
+static void test_restrictions(void)
+{
+    hyt_comm_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.node_consecutive = 0;
+    int buf = 0;
+    hyt_args_t a = {.coll = HYT_COLL_ALLREDUCE, .sbuf = MPI_IN_PLACE, .rbuf = &buf, .count = 1,
+                    .type = MPI_INT, .op = MPI_SUM, .comm = MPI_COMM_WORLD, .ctx = &ctx};
+    static const hyt_alg_t in_place = {.name = "t", .flags = HYT_ALG_NO_INPLACE};
+    static const hyt_alg_t layout = {.name = "t", .flags = HYT_ALG_NODE_CONSECUTIVE};
+    static const hyt_alg_t native = {.name = "native", .flags = HYT_ALG_NATIVE |
+                                                                HYT_ALG_NO_INPLACE};
+    static const hyt_alg_t commut = {.name = "t", .flags = HYT_ALG_NEEDS_COMMUTATIVE};
+    CHECK(hyt_fallback_from_reason(hyt_alg_unsupported_reason(&in_place, &a)) == HYT_FB_INPLACE,
+          "in place refused");
+    CHECK(hyt_fallback_from_reason(hyt_alg_unsupported_reason(&layout, &a)) == HYT_FB_LAYOUT,
+          "layout refused");
+    CHECK(hyt_alg_unsupported_reason(&native, &a) == NULL, "native takes everything");
+    CHECK(hyt_alg_unsupported_reason(&commut, &a) == NULL, "MPI_SUM is commutative");
+    ctx.node_consecutive = 1;
+    a.sbuf = &buf;
+    CHECK(hyt_alg_unsupported_reason(&layout, &a) == NULL, "consecutive layout refused");
+    CHECK(hyt_alg_unsupported_reason(&in_place, &a) == NULL, "not in place refused");
+    MPI_Op nc;
+    MPI_Op_create(first_wins, 0, &nc);
+    a.op = nc;
+    CHECK(hyt_fallback_from_reason(hyt_alg_unsupported_reason(&commut, &a)) ==
+              HYT_FB_NONCOMMUTATIVE,
+          "non-commutative op taken");
+    a.coll = HYT_COLL_BCAST; /* no op: the commutativity check does not apply */
+    CHECK(hyt_alg_unsupported_reason(&commut, &a) == NULL, "bcast has no op");
+    MPI_Op_free(&nc);
+}
+
+static void test_helpers(void)
+{
+    static const char *const names[HYT_NCOLL] = {"allreduce", "bcast", "reduce", "allgather",
+                                                 "alltoall", "reduce_scatter_block"};
+    for (int c = 0; c < HYT_NCOLL; c++) {
+        CHECK(strcmp(hyt_coll_name((hyt_coll_t)c), names[c]) == 0, "name of %d", c);
+        CHECK(hyt_coll_from_name(names[c]) == c, "from_name %s", names[c]);
+    }
+    CHECK(hyt_coll_from_name("Allreduce") == -1 && hyt_coll_from_name("") == -1, "bad names");
+    CHECK(strcmp(hyt_coll_name(HYT_NCOLL), "?") == 0, "out of range name");
+    CHECK(hyt_coll_has_op(HYT_COLL_ALLREDUCE) && hyt_coll_has_op(HYT_COLL_REDUCE) &&
+              hyt_coll_has_op(HYT_COLL_REDUCE_SCATTER_BLOCK) && !hyt_coll_has_op(HYT_COLL_BCAST) &&
+              !hyt_coll_has_op(HYT_COLL_ALLGATHER) && !hyt_coll_has_op(HYT_COLL_ALLTOALL),
+          "has_op");
+    CHECK(hyt_coll_has_root(HYT_COLL_BCAST) && hyt_coll_has_root(HYT_COLL_REDUCE) &&
+              !hyt_coll_has_root(HYT_COLL_ALLREDUCE),
+          "has_root");
+    /* bucket b holds floor(log2(bytes)) + 1 */
+    static const struct { size_t bytes; int bucket; } bk[] = {
+        {0, 0}, {1, 1}, {2, 2}, {3, 2}, {4, 3}, {7, 3}, {8, 4}, {1023, 10}, {1024, 11},
+        {(size_t)1 << 40, 41}, {SIZE_MAX, 64}};
+    for (size_t i = 0; i < sizeof bk / sizeof bk[0]; i++)
+        CHECK(hyt_bucket(bk[i].bytes) == bk[i].bucket, "bucket(%zu) = %d, want %d", bk[i].bytes,
+              hyt_bucket(bk[i].bytes), bk[i].bucket);
+    CHECK(hyt_bucket(SIZE_MAX) < HYT_NBUCKETS + 1, "bucket range");
+    for (int f = 1; f < HYT_NFB; f++) {
+        CHECK((int)hyt_fallback_from_reason(hyt_fallback_name((hyt_fallback_t)f)) == f,
+              "fallback %d round trip", f);
+        char copy[64];
+        snprintf(copy, sizeof copy, "%s", hyt_fallback_name((hyt_fallback_t)f));
+        CHECK((int)hyt_fallback_from_reason(copy) == f, "fallback %d by text", f);
+    }
+    CHECK(hyt_fallback_from_reason("something else") == HYT_FB_ALGORITHM, "unknown reason");
+    CHECK(hyt_type_is_contig(MPI_INT) && hyt_type_is_contig(MPI_DOUBLE), "basic types contig");
+    MPI_Datatype vec;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    CHECK(!hyt_type_is_contig(vec), "strided vector is not contiguous");
+    MPI_Type_free(&vec);
+    CHECK(hyt_op_is_commutative(MPI_SUM) && hyt_op_is_commutative(MPI_BAND), "builtin ops");
+}
+
+int main(int argc, char **argv)
+{
+    /* a singleton MPI (no launcher) for the op and datatype queries */
+    MPI_Init(&argc, &argv);
+    test_rows();
+    test_restrictions();
+    test_helpers();
+    int rc = check_done("test_registry");
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,268 @@
+/* Unit test of the selection table loader (src/table.c) and lookup.
+ *
+ * Usage: test_table DATA_DIR (test/data).  Every malformed table there must
+ * be refused with one message that names the file, the place (line/column or
+ * JSON path) and the fix; the valid table must give the right rule at every
+ * threshold boundary and the right rule set per (nodes, ppn).  The binary
+ * search of hyt_rules_lookup is checked against a linear scan on generated
+ * rule sets.  Radix algorithms, when registered, get a generated table too. */
+#include "src/hyt.h"
+#include "test/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *data_dir;
+
+typedef struct bad_table {
+    const char *file;
+    const char *want[3]; /* substrings the message must contain (NULL: unused) */
+} bad_table_t;
+
+static const bad_table_t bad_tables[] = {
+    {"does-not-exist.json", {"cannot open", "set HYTUNE_TABLE to a file", NULL}},
+    {"table-empty.json", {"is empty", "regenerate it with `hytune tune", NULL}},
+    {"table-truncated.json", {"ends early at line 7", "truncated", "regenerate"}},
+    {"table-syntax.json", {"line 5 column 5", "fix the JSON syntax", NULL}},
+    {"table-trailing.json", {"line 2 column 1", "text after the JSON document; remove it", NULL}},
+    {"table-version.json", {"$.format is 2", "reads format 1", "regenerate the table"}},
+    {"table-noformat.json", {"$.format is missing", "give an integer", NULL}},
+    {"table-format-type.json", {"$.format must be an integer, not a string", "write a plain",
+                                NULL}},
+    {"table-toplevel.json", {"top level must be an object", "\"format\": 1", NULL}},
+    {"table-nocolls.json", {"$.collectives is missing", "give {\"allreduce\"", NULL}},
+    {"table-bytes-type.json", {"$.collectives.allreduce[0].rules[0].bytes_max must be an "
+                               "integer, not a string", NULL, NULL}},
+    {"table-bytes-neg.json", {"$.collectives.allreduce[0].rules[0].bytes_max = -1 is out of "
+                              "range", "give an integer in 0..", NULL}},
+    {"table-rules-type.json", {"$.collectives.bcast[0].rules must be a non-empty array", NULL,
+                               NULL}},
+    {"table-rules-empty.json", {"$.collectives.bcast[0].rules must be a non-empty array", NULL,
+                                NULL}},
+    {"table-alg-type.json", {"$.collectives.reduce[0].rules[0].algorithm is missing or not a "
+                             "string", "`hytune list reduce`", NULL}},
+    {"table-ppn-type.json", {"$.collectives.reduce[0].ppn_max must be an integer, not a double",
+                             NULL, NULL}},
+    {"table-predicted-type.json", {"rules[0].predicted_us must be a number", "fix or remove",
+                                   NULL}},
+    {"table-coll.json", {"$.collectives.allreduse is not a collective", "valid: allreduce",
+                         NULL}},
+    {"table-alg.json", {"$.collectives.alltoall[0].rules[1].algorithm \"fastest\" is not an "
+                        "algorithm of alltoall", "see `hytune list alltoall`", NULL}},
+    {"table-k-noradix.json", {"$.collectives.allgather[0].rules[0].k", "takes no radix",
+                              "remove k"}},
+    {"table-order.json", {"$.collectives.allreduce[0].rules[2].bytes_max = 4 is not above the "
+                          "previous rule's 4096", "order the rules by increasing bytes_max",
+                          NULL}},
+    {"table-equal.json", {"rules[1].bytes_max = 64 is not above the previous rule's 64", NULL,
+                          NULL}},
+    {"table-threshold-missing.json", {"$.collectives.allreduce[0].rules[1].bytes_max is "
+                                      "missing", "give an integer", NULL}},
+    {"table-last-bound.json", {"$.collectives.allreduce[0].rules[1] is the last rule",
+                               "must have no bytes_max", NULL}},
+    {"table-field-rule.json", {"$.collectives.bcast[0].rules[0] has unknown field \"radix\"",
+                               "valid fields: bytes_max, algorithm, k, predicted_us", NULL}},
+    {"table-field-set.json", {"$.collectives.bcast[0] has unknown field \"nodes\"",
+                              "valid fields: nodes_max, ppn_max, rules", NULL}},
+    {"table-sets-type.json", {"$.collectives.bcast must be a non-empty array", NULL, NULL}},
+};
+
+static void path_of(const char *file, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%s", data_dir, file);
+}
+
+static void test_bad_tables(void)
+{
+    for (size_t i = 0; i < sizeof bad_tables / sizeof bad_tables[0]; i++) {
+        const bad_table_t *b = &bad_tables[i];
+        char path[512], err[1024], head[600];
+        path_of(b->file, path, sizeof path);
+        err[0] = 0;
+        hyt_table_t *t = hyt_table_load(path, err, sizeof err);
+        CHECK(t == NULL, "%s: loaded, want an error", b->file);
+        hyt_table_free(t);
+        snprintf(head, sizeof head, "table %s: ", path);
+        CHECK(strncmp(err, head, strlen(head)) == 0, "%s: message does not start with the file: %s",
+              b->file, err);
+        CHECK(strchr(err, '\n') == NULL, "%s: message is more than one line: %s", b->file, err);
+        for (int w = 0; w < 3; w++)
+            if (b->want[w])
+                CHECK(strstr(err, b->want[w]) != NULL, "%s: want \"%s\" in: %s", b->file,
+                      b->want[w], err);
+    }
+    /* a message cut by a small buffer is still terminated */
+    char small[24];
+    char path[512];
+    path_of("table-order.json", path, sizeof path);
+    CHECK(hyt_table_load(path, small, sizeof small) == NULL && strlen(small) < sizeof small,
+          "short error buffer");
+}
+
+/* The rule set's index of the rule hyt_rules_lookup returns. */
+static int rule_at(const hyt_rule_set_t *s, size_t bytes)
+{
+    return (int)(hyt_rules_lookup(s, bytes) - s->rules);
+}
+
+static void test_good_table(void)
+{
+    char path[512], err[1024] = "";
+    path_of("table-good.json", path, sizeof path);
+    hyt_table_t *t = hyt_table_load(path, err, sizeof err);
+    CHECK(t != NULL, "table-good.json refused: %s", err);
+    if (!t)
+        return;
+    CHECK(strcmp(t->path, path) == 0, "path %s", t->path);
+    CHECK(t->platform_nodes == 16 && t->platform_ppn == 8, "platform %d x %d",
+          t->platform_nodes, t->platform_ppn);
+    CHECK(t->platform_mpi && strcmp(t->platform_mpi, "MPICH 4.0.2") == 0, "platform mpi");
+    CHECK(t->nsets[HYT_COLL_ALLREDUCE] == 3 && t->nsets[HYT_COLL_BCAST] == 1 &&
+              t->nsets[HYT_COLL_REDUCE] == 0,
+          "set counts %d %d %d", t->nsets[HYT_COLL_ALLREDUCE], t->nsets[HYT_COLL_BCAST],
+          t->nsets[HYT_COLL_REDUCE]);
+
+    /* rule sets by communicator shape: first set that bounds both */
+    const hyt_rule_set_t *ar = t->sets[HYT_COLL_ALLREDUCE];
+    CHECK(hyt_table_match(t, HYT_COLL_ALLREDUCE, 1, 1) == &ar[0], "1x1");
+    CHECK(hyt_table_match(t, HYT_COLL_ALLREDUCE, 1, 8) == &ar[0], "1x8 (both bounds exact)");
+    CHECK(hyt_table_match(t, HYT_COLL_ALLREDUCE, 1, 9) == &ar[1], "1x9 (ppn bound +1)");
+    CHECK(hyt_table_match(t, HYT_COLL_ALLREDUCE, 2, 8) == &ar[1], "2x8 (nodes bound +1)");
+    CHECK(hyt_table_match(t, HYT_COLL_ALLREDUCE, 4, 1000) == &ar[1], "4x1000 (no ppn bound)");
+    CHECK(hyt_table_match(t, HYT_COLL_ALLREDUCE, 5, 1) == &ar[2], "5x1");
+    CHECK(hyt_table_match(t, HYT_COLL_ALLREDUCE, 100000, 100000) == &ar[2], "catch-all");
+    CHECK(ar[2].nodes_max == INT32_MAX && ar[2].ppn_max == INT32_MAX, "absent bounds");
+    const hyt_rule_set_t *bc = t->sets[HYT_COLL_BCAST];
+    CHECK(hyt_table_match(t, HYT_COLL_BCAST, 2, 2) == &bc[0], "bcast 2x2");
+    CHECK(hyt_table_match(t, HYT_COLL_BCAST, 3, 1) == NULL, "bcast 3x1 must not match");
+    CHECK(hyt_table_match(t, HYT_COLL_BCAST, 1, 3) == NULL, "bcast 1x3 must not match");
+    CHECK(hyt_table_match(t, HYT_COLL_REDUCE, 1, 1) == NULL, "reduce has no set");
+    CHECK(hyt_table_match(NULL, HYT_COLL_ALLREDUCE, 1, 1) == NULL, "no table");
+
+    /* every threshold: exact bytes_max stays, +1 moves on */
+    static const struct { size_t bytes; int rule; double us; } probes[] = {
+        {0, 0, 0.5}, {1, 1, 1}, {63, 1, 1}, {64, 1, 1}, {65, 2, 2.5}, {4096, 2, 2.5},
+        {4097, 3, 300}, {1048576, 3, 300}, {1048577, 4, 9000}, {SIZE_MAX, 4, 9000},
+    };
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+        int r = rule_at(&ar[0], probes[i].bytes);
+        CHECK(r == probes[i].rule && ar[0].rules[r].predicted_us == probes[i].us,
+              "%zu bytes: rule %d (%g us), want %d", probes[i].bytes, r,
+              ar[0].rules[r].predicted_us, probes[i].rule);
+    }
+    CHECK(ar[0].rules[4].bytes_max == UINT64_MAX, "last rule unbounded");
+    CHECK(rule_at(&ar[1], 8) == 0 && rule_at(&ar[1], 9) == 1, "set 1 threshold 8");
+    CHECK(ar[1].rules[1].predicted_us < 0, "absent predicted_us must read as unknown (<0)");
+    CHECK(rule_at(&ar[2], 0) == 0 && rule_at(&ar[2], SIZE_MAX) == 0, "single rule");
+    CHECK(ar[2].rules[0].k == 0 && ar[2].rules[0].alg == hyt_alg_native(HYT_COLL_ALLREDUCE),
+          "native rule");
+    CHECK(bc[0].rules[0].alg == hyt_alg_native(HYT_COLL_BCAST), "bcast native row");
+    hyt_table_free(t);
+    hyt_table_free(NULL);
+}
+
+/* Binary search against a linear scan on generated sets of 1..40 rules. */
+static void test_lookup_exhaustive(void)
+{
+    hyt_rule_t rules[40];
+    uint64_t seed = 12345;
+    int mismatches = 0;
+    for (int n = 1; n <= 40; n++) {
+        uint64_t b = 0;
+        for (int i = 0; i < n; i++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            b += 1 + (seed >> 40) % 5000; /* strictly increasing */
+            rules[i].bytes_max = i == n - 1 ? UINT64_MAX : b;
+        }
+        hyt_rule_set_t s = {.nodes_max = 1, .ppn_max = 1, .nrules = n, .rules = rules};
+        for (int i = 0; i < n; i++) {
+            uint64_t edges[3] = {rules[i].bytes_max - 1, rules[i].bytes_max,
+                                 rules[i].bytes_max + 1};
+            for (int e = 0; e < 3; e++) {
+                if (edges[e] > SIZE_MAX)
+                    continue;
+                int want = 0;
+                while (rules[want].bytes_max < edges[e])
+                    want++;
+                mismatches += rule_at(&s, (size_t)edges[e]) != want;
+            }
+        }
+    }
+    CHECK(mismatches == 0, "%d lookups disagree with a linear scan", mismatches);
+}
+
+/* With a radix algorithm registered: k parsed and checked in a table. */
+static const hyt_alg_t *first_radix_alg(void)
+{
+    for (int i = 0; i < hyt_nalgs; i++)
+        if (hyt_alg_has_radix(&hyt_algs[i]))
+            return &hyt_algs[i];
+    return NULL;
+}
+
+static hyt_table_t *load_text(const char *text, char *err, size_t errlen, char *path)
+{
+    strcpy(path, "/tmp/hyt-test-table-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    ssize_t w = write(fd, text, strlen(text));
+    close(fd);
+    hyt_table_t *t = w == (ssize_t)strlen(text) ? hyt_table_load(path, err, errlen) : NULL;
+    unlink(path);
+    return t;
+}
+
+static void test_radix_table(void)
+{
+    const hyt_alg_t *a = first_radix_alg();
+    if (!a) {
+        printf("test_table: no radix algorithm registered yet; radix table cases skipped\n");
+        return;
+    }
+    const char *cn = hyt_coll_name(a->coll);
+    char text[1024], err[1024], path[64];
+    snprintf(text, sizeof text,
+             "{\"format\": 1, \"collectives\": {\"%s\": [{\"rules\": ["
+             "{\"bytes_max\": 64, \"algorithm\": \"%s\", \"k\": %d},"
+             "{\"bytes_max\": 4096, \"algorithm\": \"native\"},"
+             "{\"algorithm\": \"%s\"}]}]}}",
+             cn, a->name, a->k_min + 1, a->name);
+    hyt_table_t *t = load_text(text, err, sizeof err, path);
+    CHECK(t != NULL, "radix table refused: %s", err);
+    if (t) {
+        const hyt_rule_set_t *s = hyt_table_match(t, a->coll, 4, 4);
+        CHECK(s && hyt_rules_lookup(s, 64)->alg == a && hyt_rules_lookup(s, 64)->k == a->k_min + 1,
+              "%s:%d at 64 bytes", a->name, a->k_min + 1);
+        CHECK(s && hyt_rules_lookup(s, 65)->alg == hyt_alg_native(a->coll), "native at 65 B");
+        CHECK(s && hyt_rules_lookup(s, 4097)->alg == a && hyt_rules_lookup(s, 4097)->k == a->k_min,
+              "absent k must default to k_min %d", a->k_min);
+        hyt_table_free(t);
+    }
+    static const char *const bad_k[] = {"%d", "%d", "\"%d\""};
+    int ks[] = {a->k_min - 1, HYT_K_LIMIT + 1, a->k_min};
+    for (int i = 0; i < 3; i++) {
+        char kv[32];
+        snprintf(kv, sizeof kv, bad_k[i], ks[i]);
+        snprintf(text, sizeof text,
+                 "{\"format\": 1, \"collectives\": {\"%s\": [{\"rules\": ["
+                 "{\"algorithm\": \"%s\", \"k\": %s}]}]}}", cn, a->name, kv);
+        t = load_text(text, err, sizeof err, path);
+        CHECK(t == NULL && strstr(err, path) && strstr(err, "rules[0].k") &&
+                  (i == 2 ? strstr(err, "must be an integer") != NULL
+                          : strstr(err, "give an integer in") != NULL),
+              "%s k=%s: %s", a->name, kv, err);
+        hyt_table_free(t);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    data_dir = argc > 1 ? argv[1] : "test/data";
+    test_bad_tables();
+    test_good_table();
+    test_lookup_exhaustive();
+    test_radix_table();
+    return check_done("test_table");
+}
