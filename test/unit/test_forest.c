@@ -1,0 +1,156 @@
+/* Random-forest regressor (offline/forest.c): fits a known function within a
+ * bound, ranks sparse regions as more uncertain than dense ones, handles the
+ * categorical feature, and is deterministic for a seed.  The offline code is
+ * linked only into the hytune command, so it is included here. */
+#include "offline/forest.c"
+#include "test/check.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* y = 2 x0 + sin(x1) + effect of category c: a smooth part and a jump per
+ * category, the shape of log(time) over (size, algorithm). */
+static double truth(double x0, double x1, int c)
+{
+    static const double eff[4] = {0.0, 1.5, -1.0, 3.0};
+    return 2 * x0 + sin(x1) + eff[c];
+}
+
+static void test_fit(void)
+{
+    enum { N = 1200, M = 400 };
+    static double X[N * 3], y[N], T[M * 3], mu[M], var[M];
+    hyt_rng_t r;
+    hyt_rng_seed(&r, 7);
+    for (int i = 0; i < N; i++) {
+        X[i * 3] = 4 * hyt_rng_uniform(&r);
+        X[i * 3 + 1] = 6 * hyt_rng_uniform(&r);
+        X[i * 3 + 2] = (double)hyt_rng_below(&r, 4);
+        y[i] = truth(X[i * 3], X[i * 3 + 1], (int)X[i * 3 + 2]) + 0.05 * (hyt_rng_uniform(&r) - 0.5);
+    }
+    hyt_forest_t *f = hyt_forest_new(3, 2, NULL);
+    CHECK(f != NULL, "forest_new");
+    CHECK(hyt_forest_fit(f, X, y, N) == 0, "fit");
+    double se = 0, sy = 0, my = 0;
+    for (int i = 0; i < M; i++) {
+        T[i * 3] = 0.2 + 3.6 * hyt_rng_uniform(&r);
+        T[i * 3 + 1] = 0.3 + 5.4 * hyt_rng_uniform(&r);
+        T[i * 3 + 2] = (double)(i % 4);
+    }
+    CHECK(hyt_forest_predict(f, T, M, mu, var) == 0, "predict");
+    for (int i = 0; i < M; i++)
+        my += truth(T[i * 3], T[i * 3 + 1], i % 4) / M;
+    for (int i = 0; i < M; i++) {
+        double t = truth(T[i * 3], T[i * 3 + 1], i % 4);
+        se += (mu[i] - t) * (mu[i] - t);
+        sy += (t - my) * (t - my);
+        CHECK(var[i] >= 0, "variance %g < 0 at %d", var[i], i);
+    }
+    double rmse = sqrt(se / M), r2 = 1 - se / sy;
+    printf("fit: rmse %.4f, R^2 %.4f, %ld nodes\n", rmse, r2, hyt_forest_nodes(f));
+    CHECK(rmse < 0.25, "rmse %g on a smooth function of range ~12 (piecewise-constant limit ~0.2)", rmse);
+    CHECK(r2 > 0.99, "R^2 %g", r2);
+    hyt_forest_free(f);
+}
+
+/* Dense data on [0,5], sparse on [5,10]: the sparse side must be more uncertain,
+ * with either estimator. */
+static void test_variance(hyt_forest_var_t kind)
+{
+    enum { N = 430, M = 200 };
+    static double X[N * 2], y[N], T[M * 2], var[M];
+    hyt_rng_t r;
+    hyt_rng_seed(&r, 11);
+    for (int i = 0; i < N; i++) {
+        double x = i < 400 ? 5 * hyt_rng_uniform(&r) : 5 + 5 * hyt_rng_uniform(&r);
+        X[i * 2] = x;
+        X[i * 2 + 1] = (double)(i % 2); /* category 1 exists only in dense data too */
+        y[i] = sin(2 * x) + 0.3 * (hyt_rng_uniform(&r) - 0.5);
+    }
+    hyt_forest_opts_t o;
+    hyt_forest_opts_default(&o);
+    o.var = kind;
+    hyt_forest_t *f = hyt_forest_new(2, 1, &o);
+    CHECK(f && hyt_forest_fit(f, X, y, N) == 0, "fit");
+    for (int i = 0; i < M; i++) {
+        T[i * 2] = 0.25 + 9.5 * i / (M - 1.0);
+        T[i * 2 + 1] = i % 2;
+    }
+    hyt_forest_predict(f, T, M, NULL, var);
+    double dense = 0, sparse = 0;
+    int nd = 0, ns = 0;
+    for (int i = 0; i < M; i++) {
+        if (T[i * 2] < 4.75) {
+            dense += var[i];
+            nd++;
+        } else if (T[i * 2] > 5.25) {
+            sparse += var[i];
+            ns++;
+        }
+    }
+    dense /= nd;
+    sparse /= ns;
+    printf("variance (%s): dense %.5f, sparse %.5f\n", kind ? "trees" : "jackknife", dense, sparse);
+    CHECK(sparse > 2 * dense, "sparse-region variance %g not well above dense %g", sparse, dense);
+    hyt_forest_free(f);
+}
+
+static void test_determinism(void)
+{
+    enum { N = 300, M = 50 };
+    static double X[N * 2], y[N], a[M], b[M], c[M], va[M], vb[M];
+    hyt_rng_t r;
+    hyt_rng_seed(&r, 3);
+    for (int i = 0; i < N; i++) {
+        X[i * 2] = hyt_rng_uniform(&r) * 10;
+        X[i * 2 + 1] = (double)hyt_rng_below(&r, 3);
+        y[i] = X[i * 2] * X[i * 2] + X[i * 2 + 1];
+    }
+    hyt_forest_opts_t o;
+    hyt_forest_opts_default(&o);
+    o.seed = 42;
+    hyt_forest_t *f1 = hyt_forest_new(2, 1, &o), *f2 = hyt_forest_new(2, 1, &o);
+    o.seed = 43;
+    hyt_forest_t *f3 = hyt_forest_new(2, 1, &o);
+    CHECK(hyt_forest_fit(f1, X, y, N) == 0 && hyt_forest_fit(f2, X, y, N) == 0 &&
+          hyt_forest_fit(f3, X, y, N) == 0, "fit");
+    hyt_forest_predict(f1, X, M, a, va);
+    hyt_forest_predict(f2, X, M, b, vb);
+    hyt_forest_predict(f3, X, M, c, NULL);
+    CHECK(memcmp(a, b, sizeof a) == 0 && memcmp(va, vb, sizeof va) == 0,
+          "same seed gave different predictions");
+    CHECK(memcmp(a, c, sizeof a) != 0, "another seed gave identical predictions");
+    /* refit replaces the model: same data and seed, same answer */
+    hyt_forest_fit(f1, X, y, N);
+    hyt_forest_predict(f1, X, M, c, NULL);
+    CHECK(memcmp(a, c, sizeof a) == 0, "refit changed the model");
+    hyt_forest_free(f1);
+    hyt_forest_free(f2);
+    hyt_forest_free(f3);
+}
+
+static void test_bad_input(void)
+{
+    double X[2] = {0.5, 70}, y[1] = {1}; /* category 70 out of range */
+    hyt_forest_t *f = hyt_forest_new(2, 1, NULL);
+    CHECK(hyt_forest_fit(f, X, y, 1) == -1, "category out of range accepted");
+    CHECK(hyt_forest_predict(f, X, 1, y, NULL) == -1, "predict before fit accepted");
+    CHECK(hyt_forest_new(0, -1, NULL) == NULL, "zero features accepted");
+    CHECK(hyt_forest_new(HYT_FOREST_MAX_FEAT + 1, -1, NULL) == NULL, "too many features");
+    X[1] = 1;
+    CHECK(hyt_forest_fit(f, X, y, 1) == 0, "single row");
+    double m;
+    hyt_forest_predict(f, X, 1, &m, NULL);
+    CHECK(m == 1, "single-row prediction %g", m);
+    hyt_forest_free(f);
+}
+
+int main(void)
+{
+    test_fit();
+    test_variance(HYT_FOREST_VAR_JACKKNIFE);
+    test_variance(HYT_FOREST_VAR_TREES);
+    test_determinism();
+    test_bad_input();
+    return check_done("test_forest");
+}
