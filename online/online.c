@@ -1,47 +1,365 @@
-/* Online component entry points (see online.h). */
+/* Online component (hybrid mode): hot-key counting, radix probing, agreement,
+ * drift checks, statistics and warm start.
+ *
+ * Life of a key (communicator, collective, size bucket) whose statically
+ * selected algorithm has a radix:
+ *   COUNT   the first calls run the start radix (table k, else the topology
+ *           prior; a warm-start k if an earlier run settled one).  The last
+ *           probe_calls calls before the key turns hot (HYTUNE_HOT_CALLS) are
+ *           timed: they measure the start radix for free.
+ *   PROBE   windows of probe_calls calls per radix; at the end of a window
+ *           the agreement step makes the time global (median of the window
+ *           on each rank, one MPI_MAX allreduce on the private duplicate) and
+ *           the pure state machine of online/probe.c picks the next radix.
+ *           Every rank is in the same call of the same key at the same count
+ *           (collectives are ordered), so every rank allreduces together and
+ *           feeds the machine the same value.
+ *   SETTLED no communication and no timing; every HYTUNE_DRIFT_INTERVAL calls
+ *           one DRIFT window at the settled radix: if the global time rose
+ *           above DRIFT_FACTOR x the settled level, probing restarts there.
+ *   OFF     the timed calls never came back (the algorithm fell back to PMPI
+ *           for a reason that holds on every rank): stop probing.
+ * A warm-started key only verifies its radix (a budget of one window). */
 #include "online/online.h"
+#include "online/probe.h"
+#include "online/warm.h"
+#include "topology/topology.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_WINDOWS 9        /* start window + 8 probe windows: <= 24 calls after hot */
+#define DRIFT_FACTOR 1.25    /* settled level x this: the key has drifted */
+#define MAX_POINTS 48        /* probe sequence kept for the statistics */
+
+typedef enum { ST_COUNT, ST_PROBE, ST_SETTLED, ST_DRIFT, ST_OFF } state_t;
+static const char *const state_names[] = {"counting", "probing", "settled", "drift check", "off"};
+
+typedef enum { PT_START, PT_PROBE, PT_DRIFT } point_kind_t;
+static const char *const kind_names[] = {"start", "probe", "drift"};
+
+typedef struct {
+    int k;
+    point_kind_t kind;
+    double t;          /* global window time, seconds */
+} point_t;
+
+struct hyt_online_key {
+    const hyt_alg_t *alg; /* the algorithm tuned on this key */
+    state_t state;
+    int k_start, k_min, k_max;
+    const char *start_from; /* "table", "prior", "warm start" */
+    int k_run;              /* radix of the window in progress */
+    int settled_k;          /* 0 until the first settle */
+    double settled_t;
+    uint64_t n;             /* calls of alg seen on this key */
+    uint64_t window_from;   /* call that opens the start window */
+    uint64_t settled_call;  /* call of the first settle (0: never) */
+    uint64_t probing_calls; /* calls timed for probing and drift checks */
+    uint64_t next_drift;    /* call that opens the next drift window (0: never) */
+    int drift_checks, reprobes;
+    hyt_probe_t probe;
+    int window, nsamples, pending, misses;
+    double *samples;
+    /* overhead of the current probing segment: windows after its start one */
+    double seg_sum_t;
+    int seg_windows;
+    double overhead;        /* seconds: sum over probe calls of (t - settled t) */
+    int npoints, points_dropped;
+    point_t points[MAX_POINTS];
+};
 
 int hyt_online_init(void)
 {
+    if (hyt_cfg.mode != HYT_MODE_HYBRID || !hyt_cfg.warm_start)
+        return 0;
+    char err[1024];
+    if (hyt_online_warm_load(hyt_cfg.warm_start, err, sizeof err) != 0) {
+        hyt_error(HYT_TOPIC_ONLINE, "%s; starting without warm start", err);
+        return -1;
+    }
+    hyt_info(HYT_TOPIC_ONLINE, "warm start: %d settled radixes from %s", hyt_online_warm_count(),
+             hyt_cfg.warm_start);
     return 0;
 }
 
 void hyt_online_finalize(void)
 {
+    hyt_online_warm_free();
+}
+
+/* Start radix: warm start > table (clamped into range) > topology prior. */
+static int start_k(hyt_comm_t *ctx, const hyt_key_t *key, const hyt_alg_t *alg, int table_k,
+                   struct hyt_online_key *o)
+{
+    int k;
+    if (hyt_online_warm_lookup(ctx->size, ctx->nodes, ctx->ppn, key->coll, key->bucket,
+                               alg->name, &k)) {
+        o->start_from = "warm start";
+    } else if (table_k > 0) {
+        k = table_k;
+        o->start_from = "table";
+    } else {
+        size_t bytes = key->bucket ? (size_t)1 << (key->bucket - 1) : 0;
+        k = hyt_topo_prior_k(alg, ctx, bytes);
+        o->start_from = "prior";
+    }
+    return k < o->k_min ? o->k_min : k > o->k_max ? o->k_max : k;
+}
+
+static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg,
+                                         int table_k)
+{
+    struct hyt_online_key *o = calloc(1, sizeof *o);
+    int window = hyt_cfg.probe_calls > 0 ? (int)hyt_cfg.probe_calls : 1;
+    double *samples = malloc((size_t)window * sizeof *samples);
+    if (!o || !samples) {
+        free(o);
+        free(samples);
+        return NULL;
+    }
+    o->alg = alg;
+    o->samples = samples;
+    o->window = window;
+    o->k_min = alg->k_min;
+    o->k_max = hyt_alg_k_max(alg, ctx->size);
+    if (o->k_max > HYT_K_LIMIT)
+        o->k_max = HYT_K_LIMIT;
+    o->k_start = start_k(ctx, key, alg, table_k, o);
+    int warm = strcmp(o->start_from, "warm start") == 0;
+    hyt_probe_start(&o->probe, o->k_start, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
+                    warm ? 1 : MAX_WINDOWS);
+    o->window_from = hyt_cfg.hot_calls > window ? (uint64_t)(hyt_cfg.hot_calls - window + 1) : 1;
+    o->state = ST_COUNT;
+    key->online = o;
+    return o;
+}
+
+static void begin_window(struct hyt_online_key *o, state_t st, int k)
+{
+    o->state = st;
+    o->k_run = k;
+    o->nsamples = 0;
+    o->pending = 0;
+    o->misses = 0;
+}
+
+/* Timed calls that never came back: the algorithm fell back to PMPI, which
+ * happens on every rank alike; keep the best radix and stop probing. */
+static void give_up(struct hyt_online_key *o)
+{
+    static int once;
+    hyt_log_once(&once, HYT_LOG_INFO, HYT_TOPIC_ONLINE,
+                 "%s: probing stopped on a key whose calls fall back to PMPI", o->alg->name);
+    o->settled_k = o->probe.best_k;
+    o->state = ST_OFF;
 }
 
 int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int *k)
 {
-    (void)ctx;
-    (void)key;
-    (void)alg;
-    (void)k;
-    return 0;
+    struct hyt_online_key *o = key->online;
+    if (HYT_UNLIKELY(!o)) {
+        o = key_create(ctx, key, alg, *k);
+        if (!o)
+            return 0;
+    }
+    if (HYT_UNLIKELY(alg != o->alg)) /* another rule inside this bucket: not ours */
+        return 0;
+    o->n++;
+    if (HYT_LIKELY(o->state == ST_SETTLED)) {
+        *k = o->settled_k;
+        if (HYT_LIKELY(o->n != o->next_drift))
+            return 0;
+        begin_window(o, ST_DRIFT, o->settled_k);
+    } else if (o->state == ST_COUNT) {
+        *k = o->k_start;
+        if (o->n < o->window_from)
+            return 0;
+        begin_window(o, ST_PROBE, o->k_start);
+    } else if (o->state == ST_OFF) {
+        *k = o->settled_k;
+        return 0;
+    }
+    if (o->pending && ++o->misses > 2 * o->window) {
+        give_up(o);
+        *k = o->settled_k;
+        return 0;
+    }
+    o->pending = 1;
+    o->probing_calls++;
+    *k = o->k_run;
+    return 1;
+}
+
+/* The agreement step: this rank's median of the window, made global as the
+ * maximum over the ranks (the collective takes as long as its slowest rank). */
+static double agree(hyt_comm_t *ctx, double *samples, int n)
+{
+    double local = hyt_probe_median(samples, n), global = local;
+    if (ctx->size > 1 &&
+        PMPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, hyt_comm_priv(ctx)) != MPI_SUCCESS) {
+        static int once;
+        hyt_log_once(&once, HYT_LOG_WARN, HYT_TOPIC_ONLINE,
+                     "agreement allreduce failed; probing decisions may stall");
+    }
+    return global;
+}
+
+static void add_point(struct hyt_online_key *o, int k, point_kind_t kind, double t)
+{
+    if (o->npoints == MAX_POINTS) {
+        o->points_dropped++;
+        return;
+    }
+    o->points[o->npoints++] = (point_t){k, kind, t};
+}
+
+static void settle(struct hyt_online_key *o)
+{
+    o->settled_k = o->probe.best_k;
+    o->settled_t = o->probe.best_t;
+    o->overhead += o->seg_sum_t - o->seg_windows * o->window * o->settled_t;
+    o->seg_sum_t = 0;
+    o->seg_windows = 0;
+    if (!o->settled_call)
+        o->settled_call = o->n;
+    o->state = ST_SETTLED;
+    o->next_drift = hyt_cfg.drift_interval > 0 ? o->n + (uint64_t)hyt_cfg.drift_interval : 0;
+    hyt_debug(HYT_TOPIC_ONLINE, "%s %s bucket settled at k=%d (%.3f us) after call %llu",
+              hyt_coll_name(o->alg->coll), o->alg->name, o->settled_k, o->settled_t * 1e6,
+              (unsigned long long)o->n);
+}
+
+/* One global window time t of radix k, while probing. */
+static void probe_window(struct hyt_online_key *o, int k, double t, point_kind_t kind)
+{
+    add_point(o, k, kind, t);
+    if (kind == PT_PROBE) {
+        o->seg_sum_t += t * o->window;
+        o->seg_windows++;
+    }
+    int next = hyt_probe_feed(&o->probe, t);
+    if (hyt_probe_settled(&o->probe))
+        settle(o);
+    else
+        begin_window(o, ST_PROBE, next);
+}
+
+static void drift_window(struct hyt_online_key *o, double t)
+{
+    o->drift_checks++;
+    if (!hyt_probe_drifted(o->settled_t, t, DRIFT_FACTOR)) {
+        add_point(o, o->settled_k, PT_DRIFT, t);
+        o->state = ST_SETTLED;
+        o->next_drift = o->n + (uint64_t)hyt_cfg.drift_interval;
+        return;
+    }
+    o->reprobes++;
+    hyt_probe_start(&o->probe, o->settled_k, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
+                    MAX_WINDOWS);
+    probe_window(o, o->settled_k, t, PT_DRIFT); /* the drift window is the new start */
 }
 
 void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int k,
                       double seconds)
 {
-    (void)ctx;
-    (void)key;
-    (void)alg;
-    (void)k;
-    (void)seconds;
+    struct hyt_online_key *o = key->online;
+    if (!o || alg != o->alg || !o->pending)
+        return;
+    o->pending = 0;
+    o->misses = 0;
+    if (k != o->k_run)
+        return;
+    o->samples[o->nsamples++] = seconds;
+    if (o->nsamples < o->window)
+        return;
+    double t = agree(ctx, o->samples, o->nsamples);
+    o->nsamples = 0;
+    if (o->state == ST_DRIFT)
+        drift_window(o, t);
+    else
+        probe_window(o, o->k_run, t, o->probe.windows == 0 ? PT_START : PT_PROBE);
 }
 
 void hyt_online_key_free(hyt_key_t *key)
 {
-    (void)key;
+    if (!key || !key->online)
+        return;
+    free(key->online->samples);
+    free(key->online);
+    key->online = NULL;
+}
+
+int hyt_online_key_settled(const hyt_key_t *key, int *k)
+{
+    const struct hyt_online_key *o = key->online;
+    if (!o)
+        return -1;
+    if (o->state != ST_SETTLED)
+        return 0;
+    *k = o->settled_k;
+    return 1;
+}
+
+/* Calls from the key turning hot to its first settle (negative: settled
+ * before turning hot, as a warm start or tiny HYTUNE_HOT_CALLS can). */
+static long long calls_after_hot(const struct hyt_online_key *o)
+{
+    return (long long)o->settled_call - (long long)hyt_cfg.hot_calls;
 }
 
 void hyt_online_key_report(const hyt_key_t *key, FILE *out)
 {
-    (void)key;
-    (void)out;
+    const struct hyt_online_key *o = key->online;
+    if (!o)
+        return;
+    fprintf(out, "   %-22s   online %s: start k=%d (%s), probes", "", o->alg->name, o->k_start,
+            o->start_from);
+    for (int i = 0; i < o->npoints; i++)
+        fprintf(out, " %s%d:%.2fus", o->points[i].kind == PT_DRIFT ? "drift@" : "",
+                o->points[i].k, o->points[i].t * 1e6);
+    if (o->points_dropped)
+        fprintf(out, " (+%d more)", o->points_dropped);
+    fprintf(out, "\n   %-22s   %s", "", state_names[o->state]);
+    if (o->settled_call)
+        fprintf(out, ", settled k=%d at %.2f us, %lld calls after hot", o->settled_k,
+                o->settled_t * 1e6, calls_after_hot(o));
+    fprintf(out, ", %llu probing calls, overhead %.2f us, %d drift checks, %d re-probes\n",
+            (unsigned long long)o->probing_calls, o->overhead * 1e6, o->drift_checks, o->reprobes);
 }
 
 void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
 {
-    (void)key;
-    (void)obj;
+    const struct hyt_online_key *o = key->online;
+    if (!o)
+        return;
+    json_object *j = json_object_new_object(), *seq = json_object_new_array();
+    json_object_object_add(j, "algorithm", json_object_new_string(o->alg->name));
+    json_object_object_add(j, "state", json_object_new_string(state_names[o->state]));
+    json_object_object_add(j, "k_min", json_object_new_int(o->k_min));
+    json_object_object_add(j, "k_max", json_object_new_int(o->k_max));
+    json_object_object_add(j, "start_k", json_object_new_int(o->k_start));
+    json_object_object_add(j, "start_from", json_object_new_string(o->start_from));
+    for (int i = 0; i < o->npoints; i++) {
+        json_object *p = json_object_new_object();
+        json_object_object_add(p, "k", json_object_new_int(o->points[i].k));
+        json_object_object_add(p, "time_us", json_object_new_double(o->points[i].t * 1e6));
+        json_object_object_add(p, "kind", json_object_new_string(kind_names[o->points[i].kind]));
+        json_object_array_add(seq, p);
+    }
+    json_object_object_add(j, "probes", seq);
+    json_object_object_add(j, "probes_dropped", json_object_new_int(o->points_dropped));
+    json_object_object_add(j, "settled_k", o->settled_call ? json_object_new_int(o->settled_k) : NULL);
+    json_object_object_add(j, "settled_time_us",
+                           o->settled_call ? json_object_new_double(o->settled_t * 1e6) : NULL);
+    json_object_object_add(j, "settled_at_call",
+                           json_object_new_int64((int64_t)o->settled_call));
+    json_object_object_add(j, "calls_after_hot",
+                           o->settled_call ? json_object_new_int64(calls_after_hot(o)) : NULL);
+    json_object_object_add(j, "probing_calls", json_object_new_int64((int64_t)o->probing_calls));
+    json_object_object_add(j, "overhead_us", json_object_new_double(o->overhead * 1e6));
+    json_object_object_add(j, "drift_checks", json_object_new_int(o->drift_checks));
+    json_object_object_add(j, "reprobes", json_object_new_int(o->reprobes));
+    json_object_object_add(obj, "online", j);
 }

@@ -17,6 +17,9 @@ int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
 void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int k,
                       double seconds);
 void hyt_online_key_free(hyt_key_t *key);
+/* For tests and tools: 1 if the key is settled (its radix in *k), 0 if it is
+ * counting, probing or checking drift, -1 if online tuning never took it. */
+int hyt_online_key_settled(const hyt_key_t *key, int *k);
 /* Stats dump: append the key's online state (start k, probe sequence,
  * settled k, probing cost, re-probes) to the human report / JSON object. */
 void hyt_online_key_report(const hyt_key_t *key, FILE *out);

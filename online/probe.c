@@ -1,0 +1,210 @@
+/* Radix probing: multiplicative increase, subtractive decrease.
+ *
+ * Radix k of the k-ary algorithms is "transitive": if k=4 beats k=2, the
+ * optimum likely lies at or above 4.  So the search
+ *   1. measures the start k (table, prior or warm start),
+ *   2. UP:   doubles k while each step is faster by more than min_gain,
+ *   3. DOWN: if the very first doubling did not help, halves k instead,
+ *   4. REFINE: the best k now sits in a bracket (lo, hi) of radixes known not
+ *      to beat it; it steps from the best k by half the distance to one end
+ *      (the end whose time is lower, where the optimum more likely is), and
+ *      keeps halving the step (subtractive decrease) until no step is left
+ *      at the resolution of a quarter of k, or both ends are within min_gain
+ *      of the best (a flat curve: finer steps cannot win more than the noise
+ *      guard),
+ *   5. settles on the best k seen.
+ * A budget of windows bounds the cost on any curve.  The function only sees
+ * global times (the agreement step made them identical on every rank), so
+ * all ranks walk the same radix sequence. */
+#include "online/probe.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Refine a side only if its gap holds a radix at least best_k/RES away. */
+#define REFINE_RES 4
+
+static void settle(hyt_probe_t *p)
+{
+    p->phase = HYT_PROBE_SETTLED;
+    p->k_next = p->best_k;
+}
+
+void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_gain,
+                     int max_windows)
+{
+    if (k_max < k_min)
+        k_max = k_min;
+    p->k_min = k_min;
+    p->k_max = k_max;
+    p->min_gain = min_gain;
+    p->max_windows = max_windows > 0 ? max_windows : 1;
+    p->windows = 0;
+    p->phase = HYT_PROBE_UP;
+    p->k_next = k0 < k_min ? k_min : k0 > k_max ? k_max : k0;
+    p->best_k = p->k_next;
+    p->best_t = -1;
+    p->lo_k = k_min - 1;
+    p->hi_k = k_max + 1;
+    p->lo_t = p->hi_t = HUGE_VAL;
+}
+
+static int beats_best(const hyt_probe_t *p, double t)
+{
+    return t < p->best_t * (1.0 - p->min_gain);
+}
+
+static int near_best(const hyt_probe_t *p, double t)
+{
+    return t <= p->best_t * (1.0 + p->min_gain);
+}
+
+static int side_open(const hyt_probe_t *p, int gap)
+{
+    return gap >= 2 && gap * REFINE_RES > p->best_k;
+}
+
+static void refine_next(hyt_probe_t *p)
+{
+    int up = side_open(p, p->hi_k - p->best_k);
+    int down = side_open(p, p->best_k - p->lo_k);
+    int flat = near_best(p, p->lo_t) && near_best(p, p->hi_t);
+    if ((!up && !down) || flat) {
+        settle(p);
+        return;
+    }
+    p->phase = HYT_PROBE_REFINE;
+    if (up && (!down || p->hi_t <= p->lo_t))
+        p->k_next = p->best_k + (p->hi_k - p->best_k) / 2;
+    else
+        p->k_next = p->best_k - (p->best_k - p->lo_k) / 2;
+}
+
+static void down_start(hyt_probe_t *p)
+{
+    if (p->best_k <= p->k_min) {
+        refine_next(p);
+        return;
+    }
+    p->phase = HYT_PROBE_DOWN;
+    p->k_next = p->best_k / 2 < p->k_min ? p->k_min : p->best_k / 2;
+}
+
+static void up_next(hyt_probe_t *p)
+{
+    if (p->best_k >= p->k_max) {
+        /* nothing above: the lower side is all that is left */
+        if (p->lo_k >= p->k_min)
+            refine_next(p);
+        else
+            down_start(p);
+        return;
+    }
+    long k = 2L * p->best_k;
+    p->phase = HYT_PROBE_UP;
+    p->k_next = k > p->k_max ? p->k_max : (int)k;
+}
+
+static void feed_up(hyt_probe_t *p, int k, double t)
+{
+    if (beats_best(p, t)) {
+        p->lo_k = p->best_k;
+        p->lo_t = p->best_t;
+        p->best_k = k;
+        p->best_t = t;
+        up_next(p);
+        return;
+    }
+    p->hi_k = k;
+    p->hi_t = t;
+    if (p->lo_k >= p->k_min) /* we did climb: (lo, hi) brackets the best */
+        refine_next(p);
+    else
+        down_start(p);
+}
+
+static void feed_down(hyt_probe_t *p, int k, double t)
+{
+    if (beats_best(p, t)) {
+        p->hi_k = p->best_k;
+        p->hi_t = p->best_t;
+        p->best_k = k;
+        p->best_t = t;
+        down_start(p);
+        return;
+    }
+    p->lo_k = k;
+    p->lo_t = t;
+    refine_next(p);
+}
+
+static void feed_refine(hyt_probe_t *p, int k, double t)
+{
+    if (beats_best(p, t)) {
+        if (k > p->best_k) {
+            p->lo_k = p->best_k;
+            p->lo_t = p->best_t;
+        } else {
+            p->hi_k = p->best_k;
+            p->hi_t = p->best_t;
+        }
+        p->best_k = k;
+        p->best_t = t;
+    } else if (k > p->best_k) {
+        p->hi_k = k;
+        p->hi_t = t;
+    } else {
+        p->lo_k = k;
+        p->lo_t = t;
+    }
+    refine_next(p);
+}
+
+int hyt_probe_feed(hyt_probe_t *p, double t)
+{
+    if (p->phase == HYT_PROBE_SETTLED)
+        return p->best_k;
+    int k = p->k_next;
+    p->windows++;
+    if (p->best_t < 0) {
+        p->best_t = t;
+        up_next(p);
+    } else if (p->phase == HYT_PROBE_UP) {
+        feed_up(p, k, t);
+    } else if (p->phase == HYT_PROBE_DOWN) {
+        feed_down(p, k, t);
+    } else {
+        feed_refine(p, k, t);
+    }
+    if (p->phase != HYT_PROBE_SETTLED && p->windows >= p->max_windows)
+        settle(p);
+    return p->k_next;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double hyt_probe_median(double *v, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double hyt_probe_global(const double *local_medians, int nranks)
+{
+    double m = nranks > 0 ? local_medians[0] : 0;
+    for (int i = 1; i < nranks; i++)
+        if (local_medians[i] > m)
+            m = local_medians[i];
+    return m;
+}
+
+int hyt_probe_drifted(double settled_t, double now_t, double factor)
+{
+    return settled_t > 0 && now_t > settled_t * factor;
+}

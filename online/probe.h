@@ -1,0 +1,53 @@
+/* Radix probing as a pure decision function (online/probe.c).
+ *
+ * The state machine sees only global (rank-agreed) window times and returns
+ * the next radix to measure, so every rank that feeds it the same values
+ * takes the same decisions.  No MPI, no clock, no allocation: unit-testable
+ * with scripted latency curves (test/unit/test_online_probe.c). */
+#ifndef HYT_ONLINE_PROBE_H
+#define HYT_ONLINE_PROBE_H
+
+typedef enum {
+    HYT_PROBE_UP,      /* multiplicative increase: k *= 2 while it helps */
+    HYT_PROBE_DOWN,    /* the start k was not beaten upwards: k /= 2 while it helps */
+    HYT_PROBE_REFINE,  /* subtractive decrease inside the bracket around the best k */
+    HYT_PROBE_SETTLED, /* best_k is final (until a drift restart) */
+} hyt_probe_phase_t;
+
+typedef struct hyt_probe {
+    int k_min, k_max;   /* k never leaves [k_min, k_max] */
+    double min_gain;    /* a radix must be this much faster (relative) to be taken */
+    int max_windows;    /* measurement budget, the start window included */
+    int windows;        /* measurements fed so far */
+    hyt_probe_phase_t phase;
+    int k_next;         /* radix to measure next (best_k once settled) */
+    int best_k;
+    double best_t;      /* < 0 before the first measurement */
+    /* Bracket of the refine phase: the nearest radixes below/above best_k
+     * known not to beat it, or k_min-1 / k_max+1 when none was measured. */
+    int lo_k, hi_k;
+    double lo_t, hi_t;  /* their times (HUGE_VAL for the sentinels) */
+} hyt_probe_t;
+
+/* Start probing at k0 (clamped into [k_min, k_max]).  The first window
+ * measures k0 itself. */
+void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_gain,
+                     int max_windows);
+/* Feed the global time of the window run at p->k_next; returns the radix
+ * for the next window (the settled radix when p->phase is SETTLED). */
+int hyt_probe_feed(hyt_probe_t *p, double t);
+static inline int hyt_probe_settled(const hyt_probe_t *p)
+{
+    return p->phase == HYT_PROBE_SETTLED;
+}
+/* Median of n values (sorts v in place); 0 for n == 0. */
+double hyt_probe_median(double *v, int n);
+/* The agreement step's combining rule: the collective's time is that of its
+ * slowest rank, so the global window time is the maximum of the ranks'
+ * local medians.  This is what the MPI_MAX allreduce computes; exposed as a
+ * pure function so tests can simulate many ranks. */
+double hyt_probe_global(const double *local_medians, int nranks);
+/* Has a settled key drifted: window time now_t clearly above settled_t? */
+int hyt_probe_drifted(double settled_t, double now_t, double factor);
+
+#endif

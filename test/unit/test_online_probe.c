@@ -1,0 +1,267 @@
+/* Unit test of the radix probing state machine (online/probe.c) on scripted
+ * latency curves: optimum at k_min, at k_max (= p), in the middle (smooth
+ * k-nomial model, V shape, stepped k-nomial), flat, U with a plateau, and a
+ * noisy curve with a seeded generator.  For every curve, start radix and k
+ * range it asserts: every probed k is inside [k_min, k_max]; the search
+ * settles within the budget (<= 24 calls after the key turned hot, the
+ * start window being measured before); and on the noise-free curves the
+ * settled k's latency is within 3% of the true optimum over all k. */
+#include "online/probe.h"
+#include "test/check.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define PROBE_CALLS 3
+#define MAX_WINDOWS 9 /* the budget online.c uses: 8 windows after the start one */
+#define MIN_GAIN 0.02
+
+typedef double (*curve_fn)(int k, int p);
+
+static double c_at_min(int k, int p)
+{
+    (void)p;
+    return 1.0 + 0.05 * k;
+}
+static double c_at_max(int k, int p)
+{
+    (void)p;
+    return 1.0 + 8.0 / k;
+}
+/* k-nomial-like: log_k(p) rounds of (alpha + beta (k-1)) */
+static double c_knomial(int k, int p)
+{
+    if (k < 2)
+        return 1e9;
+    return log((double)p) / log((double)k) * (1.0 + 0.08 * (k - 1));
+}
+static double c_knomial_wide(int k, int p)
+{
+    if (k < 2)
+        return 1e9;
+    return log((double)p) / log((double)k) * (1.0 + 0.01 * (k - 1));
+}
+/* the real rounds are an integer: a stepped curve with several local minima */
+static double c_knomial_steps(int k, int p)
+{
+    if (k < 2)
+        return 1e9;
+    int rounds = 0;
+    for (long r = 1; r < p; r *= k)
+        rounds++;
+    return rounds * (1.0 + 0.08 * (k - 1));
+}
+static double c_flat(int k, int p)
+{
+    (void)k;
+    (void)p;
+    return 1.0;
+}
+static double c_plateau(int k, int p)
+{
+    (void)p;
+    double x = log2((double)k);
+    return 1.0 + 0.1 * fmax(0, 4 - x) + 0.1 * fmax(0, x - 6); /* flat on [16, 64] */
+}
+static double c_vee(int k, int p)
+{
+    double c = sqrt((double)p) * 0.75; /* between grid points */
+    return 1.0 + 0.3 * fabs(log2(k / c));
+}
+
+/* seeded generator (no rand(): the same code runs inside SimGrid) */
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static double urand(void)
+{
+    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+typedef struct {
+    int k, windows, out_of_range;
+    double t_settled, t_opt;
+} result_t;
+
+/* Drive the machine the way online.c does: a window of PROBE_CALLS calls,
+ * median of the window, fed as the global time. */
+static result_t run(curve_fn f, int p, int k0, int kmin, int kmax, double noise)
+{
+    hyt_probe_t pr;
+    result_t r = {0};
+    hyt_probe_start(&pr, k0, kmin, kmax, MIN_GAIN, MAX_WINDOWS);
+    int guard = 0;
+    while (!hyt_probe_settled(&pr) && guard++ < 1000) {
+        int k = pr.k_next;
+        if (k < kmin || k > kmax)
+            r.out_of_range++;
+        double w[PROBE_CALLS];
+        for (int i = 0; i < PROBE_CALLS; i++)
+            w[i] = f(k, p) * (1.0 + noise * (urand() - 0.5));
+        hyt_probe_feed(&pr, hyt_probe_median(w, PROBE_CALLS));
+        r.windows++;
+    }
+    r.k = pr.best_k;
+    if (r.k < kmin || r.k > kmax)
+        r.out_of_range++;
+    r.t_settled = f(r.k, p);
+    r.t_opt = HUGE_VAL;
+    for (int k = kmin; k <= kmax; k++)
+        r.t_opt = fmin(r.t_opt, f(k, p));
+    return r;
+}
+
+typedef struct {
+    const char *name;
+    curve_fn f;
+    int kmin_ok; /* smallest k_min the curve is defined for */
+} curve_t;
+
+static const curve_t curves[] = {
+    {"optimum at k_min", c_at_min, 1},   {"optimum at p", c_at_max, 1},
+    {"k-nomial", c_knomial, 2},          {"k-nomial wide", c_knomial_wide, 2},
+    {"flat", c_flat, 1},
+    {"U with plateau", c_plateau, 1},
+};
+
+/* Radix with the lowest latency (the first one on ties). */
+static int k_opt(curve_fn f, int p, int kmin, int kmax)
+{
+    int best = kmin;
+    for (int k = kmin; k <= kmax; k++)
+        if (f(k, p) < f(best, p))
+            best = k;
+    return best;
+}
+
+static void check_run(const char *name, result_t r, int p, int k0, int kmin, int kmax,
+                      double tol)
+{
+    int after_hot = (r.windows - 1) * PROBE_CALLS;
+    CHECK(r.out_of_range == 0, "%s p=%d k0=%d [%d,%d]: %d radixes out of range", name, p, k0,
+          kmin, kmax, r.out_of_range);
+    CHECK(after_hot <= 24, "%s p=%d k0=%d: %d calls after hot", name, p, k0, after_hot);
+    CHECK(r.t_settled <= r.t_opt * (1 + tol), "%s p=%d k0=%d [%d,%d]: settled k=%d at %.4f, "
+          "optimum %.4f (+%.1f%%)", name, p, k0, kmin, kmax, r.k, r.t_settled, r.t_opt,
+          100 * (r.t_settled / r.t_opt - 1));
+}
+
+static void smooth_curves(void)
+{
+    static const int ranges[][2] = {{2, 256}, {2, 64}, {2, 8}, {1, 8}, {2, 1024}, {3, 100}};
+    for (size_t c = 0; c < sizeof curves / sizeof curves[0]; c++)
+        for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+            int kmin = ranges[r][0], kmax = ranges[r][1], p = kmax;
+            if (kmin < curves[c].kmin_ok)
+                continue;
+            int starts[] = {kmin, kmin + 2, (kmin + kmax) / 3, kmax / 2, kmax};
+            int ko = k_opt(curves[c].f, p, kmin, kmax);
+            for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
+                result_t res = run(curves[c].f, p, starts[s], kmin, kmax, 0);
+                /* the budget covers 6 doublings between start and optimum
+                 * plus refining; farther starts must still improve */
+                double dist = fabs(log2((double)starts[s] / ko));
+                double tol = dist <= 6 ? 0.03 : curves[c].f(starts[s], p) / res.t_opt - 1;
+                check_run(curves[c].name, res, p, starts[s], kmin, kmax, tol);
+                if (dist > 6)
+                    CHECK(res.t_settled < curves[c].f(starts[s], p) || res.k == starts[s],
+                          "%s: far start %d did not improve", curves[c].name, starts[s]);
+            }
+        }
+}
+
+/* Non-smooth curves: the real stepped k-nomial round count (several local
+ * minima) and a V whose tip lies between grid points.  From small starts
+ * the search finds the optimum region; from any start it stays in range and
+ * in budget.  The refine resolution is k/4, so on the V (0.3 per doubling)
+ * the error bound is 0.3 * log2(1 + 1/8) = 5.1%. */
+static void rough_curves(void)
+{
+    int ps[] = {8, 64, 100, 256};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        int p = ps[i];
+        for (int k0 = 2; k0 <= p; k0 *= 2) {
+            result_t r = run(c_knomial_steps, p, k0, 2, p, 0);
+            check_run("k-nomial steps", r, p, k0, 2, p, k0 <= 4 ? 0.03 : 1e9);
+            r = run(c_vee, p, k0, 2, p, 0);
+            check_run("V", r, p, k0, 2, p, 0.052);
+        }
+    }
+}
+
+/* a key already best at its start radix settles after a few calls */
+static void settles_fast_when_best(void)
+{
+    result_t r = run(c_flat, 256, 8, 2, 256, 0);
+    CHECK(r.k == 8 && r.windows <= 3, "flat from 8: k=%d after %d windows", r.k, r.windows);
+    r = run(c_at_min, 256, 2, 2, 256, 0);
+    CHECK(r.k == 2 && r.windows <= 3, "optimum at start k_min: k=%d after %d windows", r.k,
+          r.windows);
+    r = run(c_at_max, 256, 256, 2, 256, 0);
+    CHECK(r.k == 256 && r.windows <= 3, "optimum at start k_max: k=%d after %d windows", r.k,
+          r.windows);
+    r = run(c_flat, 64, 5, 5, 5, 0);
+    CHECK(r.k == 5 && r.windows == 1, "single radix: k=%d after %d windows", r.k, r.windows);
+}
+
+/* +-3% multiplicative noise per call, seeded: stays in range, within budget,
+ * and lands near the optimum (the noise guard is 2%, the median of 3 calls) */
+static void noisy_curves(void)
+{
+    int near = 0, total = 0;
+    for (int seed = 1; seed <= 50; seed++) {
+        rng = 0x9e3779b97f4a7c15ULL * (uint64_t)seed;
+        result_t r = run(c_knomial, 256, 2 + seed % 7, 2, 256, 0.06);
+        check_run("noisy k-nomial", r, 256, 2 + seed % 7, 2, 256, 0.10);
+        near += r.t_settled <= r.t_opt * 1.05;
+        total++;
+    }
+    CHECK(near * 10 >= total * 9, "noisy: only %d of %d seeds within 5%% of the optimum", near,
+          total);
+}
+
+/* the machine is a pure function: the same inputs give the same sequence */
+static void deterministic(void)
+{
+    hyt_probe_t a, b;
+    hyt_probe_start(&a, 4, 2, 128, MIN_GAIN, MAX_WINDOWS);
+    hyt_probe_start(&b, 4, 2, 128, MIN_GAIN, MAX_WINDOWS);
+    while (!hyt_probe_settled(&a)) {
+        CHECK(a.k_next == b.k_next, "sequences differ: %d vs %d", a.k_next, b.k_next);
+        double t = c_knomial(a.k_next, 128);
+        hyt_probe_feed(&a, t);
+        hyt_probe_feed(&b, t);
+    }
+    CHECK(hyt_probe_settled(&b) && a.best_k == b.best_k, "settled differently");
+    CHECK(hyt_probe_feed(&a, 99.0) == a.best_k, "a settled machine must ignore input");
+}
+
+static void helpers(void)
+{
+    double v[] = {5, 1, 3};
+    CHECK(hyt_probe_median(v, 3) == 3, "median of 3");
+    double w[] = {4, 1, 3, 2};
+    CHECK(hyt_probe_median(w, 4) == 2.5, "median of 4");
+    double g[] = {1.0, 3.5, 2.0};
+    CHECK(hyt_probe_global(g, 3) == 3.5, "global is the max");
+    CHECK(hyt_probe_drifted(1.0, 1.3, 1.25) && !hyt_probe_drifted(1.0, 1.2, 1.25), "drift");
+    hyt_probe_t p;
+    hyt_probe_start(&p, 999, 2, 16, MIN_GAIN, MAX_WINDOWS);
+    CHECK(p.k_next == 16, "start clamps to k_max: %d", p.k_next);
+    hyt_probe_start(&p, 0, 2, 16, MIN_GAIN, MAX_WINDOWS);
+    CHECK(p.k_next == 2, "start clamps to k_min: %d", p.k_next);
+    hyt_probe_start(&p, 8, 2, 64, MIN_GAIN, 1);
+    hyt_probe_feed(&p, 1.0);
+    CHECK(hyt_probe_settled(&p) && p.best_k == 8, "budget of one window verifies only");
+}
+
+int main(void)
+{
+    smooth_curves();
+    rough_curves();
+    settles_fast_when_best();
+    noisy_curves();
+    deterministic();
+    helpers();
+    return check_done("test_online_probe");
+}
