@@ -1,0 +1,165 @@
+/* Radix priors: the starting k of every radix algorithm, before any
+ * measurement (the tuner's candidate grid centre, online probing's start).
+ *
+ *   kring        k = processes per node: one ring step per node crosses the
+ *                network, the others stay in shared memory.
+ *   recmult      k = smallest power of two >= network ports per node, at least
+ *                2: each round drives all ports at once.
+ *   knomial,     k minimizing an alpha-beta (LogGP-like) estimate of the
+ *   kbruck       schedule: ceil(log_k p) rounds, each one latency plus k-1
+ *                messages injected back to back (a tree for knomial, an
+ *                exchange with fold-in/out of extra ranks for kbruck).  Small messages favour few
+ *                rounds (large k, up to p); large ones favour few copies
+ *                (k shrinking to 2).  Estimates within TIE of the best are
+ *                ties, broken by the fewest ranks outside full powers of k
+ *                (those need extra fold-in/fold-out rounds).
+ *   composition  the prior of its inner inter-node step (k-nomial over the
+ *                node leaders).
+ * Everything is a pure function of the communicator shape and the size, so
+ * every rank computes the same k without communicating. */
+#include "topology/topology.h"
+
+#include <string.h>
+
+/* Model constants (microseconds, microseconds per byte): a 10 GB/s network
+ * with 1.5 us latency and 30 ns per extra message; reductions at 4 GB/s.
+ * Only the ratios matter for the choice. */
+#define ALPHA 1.5
+#define OVERHEAD 0.03
+#define BETA 1e-4
+#define GAMMA 2.5e-4
+#define TIE 0.02
+
+/* Rounds of a k-ary schedule over p ranks: ceil(log_k p). */
+static int rounds(int k, int p)
+{
+    int r = 0;
+    for (long long span = 1; span < p; span *= k)
+        r++;
+    return r;
+}
+
+/* Ranks outside the largest full power of k that fits in p. */
+static int leftover(int k, int p)
+{
+    long long full = 1;
+    while (full * k <= p)
+        full *= k;
+    return p - (int)full;
+}
+
+/* A k-ary tree (k-nomial Bcast/Reduce; Allreduce as reduce + bcast;
+ * Allgather as gather + bcast): ceil(log_k p) rounds, each one latency plus
+ * k-1 messages injected back to back. */
+static double model_tree(int k, int p, double n, hyt_coll_t c)
+{
+    double r = rounds(k, p), msg = n, red = 0, twice = 1;
+    if (c == HYT_COLL_REDUCE || c == HYT_COLL_ALLREDUCE)
+        red = n * GAMMA;
+    if (c == HYT_COLL_ALLREDUCE)
+        twice = 2;
+    if (c == HYT_COLL_ALLGATHER) { /* the bcast carries all p blocks */
+        msg = n * p;
+        twice = 2;
+    }
+    return r * (twice * ALPHA + (k - 1) * (twice * (OVERHEAD + msg * BETA) + red));
+}
+
+/* An exchange schedule (Bruck, recursive k-ing): ceil(log_k p) rounds with
+ * k-1 partners each; ranks beyond a power of k fold in and out. */
+static double model_exchange(int k, int p, double n, hyt_coll_t c)
+{
+    double t = 0, block = n;
+    int r = rounds(k, p);
+    for (int j = 0; j < r; j++) {
+        double msg = n, red = 0;
+        if (c == HYT_COLL_ALLREDUCE || c == HYT_COLL_REDUCE)
+            red = n * GAMMA;
+        if (c == HYT_COLL_ALLGATHER) { /* the gathered block grows */
+            msg = block;
+            block *= k;
+        }
+        if (c == HYT_COLL_ALLTOALL || c == HYT_COLL_REDUCE_SCATTER_BLOCK)
+            msg = n * ((p + k - 1) / k); /* Bruck: ~p/k blocks per message */
+        if (c == HYT_COLL_REDUCE_SCATTER_BLOCK)
+            red = msg * GAMMA;
+        t += ALPHA + (k - 1) * (OVERHEAD + msg * BETA + red);
+    }
+    if (leftover(k, p) > 0)
+        t += 2 * ALPHA + n * BETA * (c == HYT_COLL_ALLGATHER ? 1 + p : 2);
+    return t;
+}
+
+double hyt_topo_model_us(int k, int p, size_t bytes, hyt_coll_t c, int tree)
+{
+    if (k < 2)
+        k = 2;
+    return tree ? model_tree(k, p, (double)bytes, c) : model_exchange(k, p, (double)bytes, c);
+}
+
+static int clamp_k(const hyt_alg_t *alg, int k, int p)
+{
+    int lo = alg->k_min, hi = hyt_alg_k_max(alg, p);
+    if (hi > p && p >= lo)
+        hi = p; /* larger k behaves as p */
+    if (k > hi)
+        k = hi;
+    return k < lo ? lo : k;
+}
+
+static int prior_model(const hyt_alg_t *alg, int p, size_t bytes, int tree)
+{
+    int lo = clamp_k(alg, 2, p), hi = clamp_k(alg, p, p);
+    if (p < 2)
+        return lo;
+    double best = -1;
+    for (int k = lo; k <= hi; k++) {
+        double t = hyt_topo_model_us(k, p, bytes, alg->coll, tree);
+        if (best < 0 || t < best)
+            best = t;
+    }
+    int pick = lo, pick_left = -1;
+    for (int k = lo; k <= hi; k++) {
+        int kk = k < 2 ? 2 : k;
+        if (hyt_topo_model_us(kk, p, bytes, alg->coll, tree) > best * (1 + TIE))
+            continue;
+        int left = leftover(kk, p);
+        if (pick_left < 0 || left < pick_left ||
+            (left == pick_left && hyt_topo_model_us(kk, p, bytes, alg->coll, tree) <
+                                      hyt_topo_model_us(pick, p, bytes, alg->coll, tree))) {
+            pick = k;
+            pick_left = left;
+        }
+    }
+    return pick;
+}
+
+int hyt_topo_prior_k_shape(const hyt_alg_t *alg, const hyt_topo_shape_t *s, size_t bytes)
+{
+    if (!hyt_alg_has_radix(alg))
+        return 0;
+    int p = s->p > 0 ? s->p : 1;
+    if (strcmp(alg->name, "kring") == 0)
+        return clamp_k(alg, s->ppn, p);
+    if (strcmp(alg->name, "recmult") == 0) {
+        int k = 2;
+        while (k < s->ports)
+            k *= 2;
+        return clamp_k(alg, k, p);
+    }
+    if (strcmp(alg->name, "composition") == 0) {
+        /* the radix goes to the inter-node step over one leader per node */
+        const hyt_alg_t *inner = hyt_alg_find(alg->coll, "knomial");
+        hyt_topo_shape_t leaders = {s->nodes, s->nodes, 1, s->ports};
+        int k = inner ? hyt_topo_prior_k_shape(inner, &leaders, bytes) : 2;
+        return clamp_k(alg, k, s->nodes > 0 ? s->nodes : 1);
+    }
+    /* knomial kernels are trees; kbruck and any other radix exchange */
+    return prior_model(alg, p, bytes, strcmp(alg->name, "knomial") == 0);
+}
+
+int hyt_topo_prior_k(const hyt_alg_t *alg, const hyt_comm_t *ctx, size_t bytes)
+{
+    hyt_topo_shape_t s = {ctx->size, ctx->nodes, ctx->ppn, hyt_topo_ports()};
+    return hyt_topo_prior_k_shape(alg, &s, bytes);
+}
