@@ -13,5 +13,9 @@ int hyt_native(const hyt_args_t *a, int k);
 /* ---- k-ring ---- */
 /* ---- classic baselines (Rabenseifner, Bruck, pairwise, recursive halving) ---- */
 /* ---- node-aware compositions ---- */
+int hyt_allreduce_composition(const hyt_args_t *a, int k);
+int hyt_bcast_composition(const hyt_args_t *a, int k);
+int hyt_reduce_composition(const hyt_args_t *a, int k);
+int hyt_allgather_composition(const hyt_args_t *a, int k);
 
 #endif
