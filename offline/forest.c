@@ -525,8 +525,15 @@ static void block_variance(const hyt_forest_t *f, double *t, int np, double *mea
     for (int p = 0; p < np; p += LANES) {
         int n = np - p < LANES ? np - p : LANES;
         quad_forms(f->gram, t + (size_t)p * B, n, B, q);
-        for (int i = 0; i < n; i++)
-            var[p + i] = (double)(f->n - 1) / f->n * q[i];
+        for (int i = 0; i < n; i++) {
+            double vj = (double)(f->n - 1) / f->n * q[i];
+            if (f->o.var == HYT_FOREST_VAR_JACKKNIFE_U) {
+                /* var[] holds the across-tree variance with divisor B-1 */
+                double bias = (2.718281828459045 - 1) * f->n / B * var[p + i] * (B - 1) / B;
+                vj = vj > bias ? vj - bias : 0;
+            }
+            var[p + i] = vj;
+        }
     }
 }
 

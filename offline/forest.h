@@ -35,6 +35,10 @@ typedef enum {
     /* Plain variance of the B tree predictions (what ACCLAiM's prototype
      * ranks by); cheapest. */
     HYT_FOREST_VAR_TREES = 1,
+    /* V_J^B minus its Monte-Carlo bias (e-1) n/B * (1/B) sum_b (t_b - tbar)^2
+     * (Wager et al., eq. 7, V_J-U^B), clamped at 0.  Unlike V_J^B it does not
+     * grow with n at fixed B, so it can serve as a convergence signal. */
+    HYT_FOREST_VAR_JACKKNIFE_U = 2,
 } hyt_forest_var_t;
 
 typedef struct hyt_forest_opts {

@@ -1,0 +1,74 @@
+/* Active learning of one collective's run time (offline/active.c), with no
+ * MPI inside: the caller supplies the candidate grid and a measure callback
+ * (real benchmarks in `hytune tune`, table look-ups in --oracle mode, a
+ * formula in the unit tests). */
+#ifndef HYT_ACTIVE_H
+#define HYT_ACTIVE_H
+
+#include "offline/forest.h"
+
+#include <stdint.h>
+
+/* One benchmark point: a communicator shape, a message size and a candidate
+ * (alg: a small category number chosen by the caller, k: radix or 0). */
+typedef struct hyt_al_point {
+    int nodes, ppn;
+    uint64_t bytes;
+    int alg, k;
+} hyt_al_point_t;
+
+/* Measure n points: time_us[i] (the benchmark's answer, > 0) and cost_s[i]
+ * (seconds the benchmark of that point took).  Returns 0, or -1 to stop. */
+typedef int (*hyt_al_measure_fn)(void *ctx, const hyt_al_point_t *pts, int n, double *time_us,
+                                 double *cost_s);
+
+typedef struct hyt_al_opts {
+    int batch;          /* points per iteration; default 8 */
+    int init_points;    /* random points before the first fit; default 16 */
+    int offgrid_every;  /* every n-th point moves to a non-power-of-two size; default 5 */
+    uint64_t bytes_gran;/* sizes are multiples of this (4 for MPI_INT reductions); default 1 */
+    double threshold;   /* convergence: change of relative cumulative variance; default 0.01 */
+    int patience;       /* ... below threshold this many iterations in a row; default 3 */
+    int random;         /* 1: pick points at random (the baseline), not by variance */
+    uint64_t seed;      /* default 1 */
+    hyt_forest_opts_t forest;
+} hyt_al_opts_t;
+
+void hyt_al_opts_default(hyt_al_opts_t *o);
+
+typedef struct hyt_al hyt_al_t;
+
+/* grid: every candidate point (power-of-two sizes); copied. */
+hyt_al_t *hyt_al_new(const hyt_al_point_t *grid, int ngrid, const hyt_al_opts_t *o);
+void hyt_al_free(hyt_al_t *a);
+
+/* Add already known measurements (warm start); they count as training data. */
+int hyt_al_add(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us, int n);
+/* Choose the next batch (at most max points) into out; returns the count
+ * (0: grid exhausted).  Pure function of the state and seed. */
+int hyt_al_next(hyt_al_t *a, hyt_al_point_t *out, int max);
+/* Record the batch's answers, refit, update the convergence signal.
+ * Returns 1 when converged, 0 if not, -1 on error. */
+int hyt_al_update(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us,
+                  const double *cost_s, int n);
+/* One iteration: next + measure + update.  Same return as update; 2 when
+ * the grid is exhausted. */
+int hyt_al_step(hyt_al_t *a, hyt_al_measure_fn measure, void *ctx);
+
+/* Predicted time (us) of any points (sizes need not be on the grid). */
+int hyt_al_predict(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *time_us);
+
+typedef struct hyt_al_status {
+    int iterations, points;
+    double cost_s;      /* cumulative benchmark seconds */
+    double cumvar;      /* mean variance over the grid (log-time units) */
+    double cumvar_rel;  /* cumvar / its first value */
+    int converged;
+} hyt_al_status_t;
+void hyt_al_status(const hyt_al_t *a, hyt_al_status_t *s);
+
+/* Features of a point: log2(nodes)+1, ppn, log2(bytes)+1, alg, log2(k)+1 (0 if no k). */
+#define HYT_AL_NFEAT 5
+void hyt_al_features(const hyt_al_point_t *p, double *x);
+
+#endif

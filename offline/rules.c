@@ -1,0 +1,211 @@
+/* Rules and table output (see rules.h).
+ *
+ * Rule generation after ACCLAiM: predict every candidate at each power of
+ * two, keep the argmin, and settle each change between s and 2s by one more
+ * prediction at the midpoint 1.5 s.  Thresholds are integers compared as
+ * numbers (the prototype's string sort put "<=32" before "<=4").  The table
+ * is built with json-c and written through a temporary file and rename(2). */
+#include "offline/rules.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int hyt_rules_predict_al(void *ctx, const hyt_al_point_t *pts, int n, double *us)
+{
+    return hyt_al_predict((const hyt_al_t *)ctx, pts, n, us);
+}
+
+/* Index of the fastest candidate at this size, its time in *us; -1 on error. */
+static int best_at(hyt_rules_predict_fn predict, void *ctx, hyt_al_point_t *pts,
+                   const hyt_al_point_t *cands, int ncand, int nodes, int ppn, uint64_t bytes,
+                   double *t, double *us)
+{
+    for (int c = 0; c < ncand; c++) {
+        pts[c] = cands[c];
+        pts[c].nodes = nodes;
+        pts[c].ppn = ppn;
+        pts[c].bytes = bytes;
+    }
+    if (predict(ctx, pts, ncand, t) != 0)
+        return -1;
+    int best = 0;
+    for (int c = 1; c < ncand; c++)
+        if (t[c] < t[best])
+            best = c;
+    *us = t[best];
+    return best;
+}
+
+static uint64_t round_gran(uint64_t v, uint64_t gran)
+{
+    v = (v + gran / 2) / gran * gran;
+    return v ? v : gran;
+}
+
+int hyt_rules_build(hyt_rules_predict_fn predict, void *ctx, int nodes, int ppn,
+                    const hyt_al_point_t *cands, int ncand, uint64_t bytes_min,
+                    uint64_t bytes_max, uint64_t gran, hyt_tune_rule_t *out, int max)
+{
+    if (ncand < 1 || max < 1 || gran < 1)
+        return -1;
+    hyt_al_point_t *pts = malloc((size_t)ncand * sizeof *pts);
+    double *t = malloc((size_t)ncand * sizeof *t);
+    int nr = -1;
+    if (!pts || !t)
+        goto out;
+    uint64_t s = bytes_min < gran ? gran : bytes_min;
+    double us, us_next, us_mid;
+    int cur = best_at(predict, ctx, pts, cands, ncand, nodes, ppn, s, t, &us);
+    if (cur < 0)
+        goto out;
+    nr = 0;
+    while (s < bytes_max) {
+        uint64_t s2 = 2 * s;
+        int nxt = best_at(predict, ctx, pts, cands, ncand, nodes, ppn, s2, t, &us_next);
+        if (nxt < 0) {
+            nr = -1;
+            goto out;
+        }
+        if (nxt != cur) {
+            uint64_t mid = round_gran(s + s / 2, gran);
+            int m = mid > s && mid < s2
+                        ? best_at(predict, ctx, pts, cands, ncand, nodes, ppn, mid, t, &us_mid)
+                        : nxt;
+            if (nr == max - 1) {
+                nr = -1;
+                goto out;
+            }
+            out[nr++] = (hyt_tune_rule_t){m == cur ? mid : s, cands[cur].alg, cands[cur].k, us};
+            cur = nxt;
+        }
+        us = us_next;
+        s = s2;
+    }
+    out[nr++] = (hyt_tune_rule_t){UINT64_MAX, cands[cur].alg, cands[cur].k, us};
+out:
+    free(pts);
+    free(t);
+    return nr;
+}
+
+/* ---- table JSON ---- */
+static int cmp_set(const void *x, const void *y)
+{
+    const hyt_tune_set_t *a = *(const hyt_tune_set_t *const *)x, *b = *(const hyt_tune_set_t *const *)y;
+    if (a->nodes != b->nodes)
+        return a->nodes < b->nodes ? -1 : 1;
+    return (a->ppn > b->ppn) - (a->ppn < b->ppn);
+}
+
+static json_object *rule_json(const hyt_tune_rule_t *r, const char *const *names)
+{
+    json_object *o = json_object_new_object();
+    if (r->bytes_max != UINT64_MAX)
+        json_object_object_add(o, "bytes_max", json_object_new_int64((int64_t)r->bytes_max));
+    json_object_object_add(o, "algorithm", json_object_new_string(names[r->alg]));
+    if (r->k > 0)
+        json_object_object_add(o, "k", json_object_new_int(r->k));
+    if (r->us >= 0)
+        json_object_object_add(o, "predicted_us", json_object_new_double(r->us));
+    return o;
+}
+
+/* First-match order (src/table.c): shapes by nodes then ppn ascending, so a
+ * communicator takes the smallest tuned shape that covers it. */
+static json_object *coll_json(const hyt_tune_coll_t *c, int maxn, int maxp)
+{
+    const hyt_tune_set_t **order = malloc((size_t)c->nsets * sizeof *order);
+    if (!order)
+        return NULL;
+    for (int i = 0; i < c->nsets; i++)
+        order[i] = &c->sets[i];
+    qsort(order, (size_t)c->nsets, sizeof *order, cmp_set);
+    json_object *arr = json_object_new_array();
+    for (int i = 0; i < c->nsets; i++) {
+        const hyt_tune_set_t *s = order[i];
+        json_object *o = json_object_new_object(), *rules = json_object_new_array();
+        if (s->nodes < maxn)
+            json_object_object_add(o, "nodes_max", json_object_new_int(s->nodes));
+        if (s->ppn < maxp)
+            json_object_object_add(o, "ppn_max", json_object_new_int(s->ppn));
+        for (int r = 0; r < s->nrules; r++)
+            json_object_array_add(rules, rule_json(&s->rules[r], s->alg_names));
+        json_object_object_add(o, "rules", rules);
+        json_object_array_add(arr, o);
+    }
+    free(order);
+    return arr;
+}
+
+char *hyt_table_json(int nodes, int ppn, const char *mpi, const hyt_tune_coll_t *colls,
+                     int ncolls)
+{
+    json_object *root = json_object_new_object(), *plat = json_object_new_object(),
+                *cs = json_object_new_object();
+    json_object_object_add(root, "format", json_object_new_int(1));
+    json_object_object_add(plat, "nodes", json_object_new_int(nodes));
+    json_object_object_add(plat, "ppn", json_object_new_int(ppn));
+    json_object_object_add(plat, "mpi", json_object_new_string(mpi ? mpi : "unknown"));
+    json_object_object_add(root, "platform", plat);
+    for (int c = 0; c < ncolls; c++) {
+        int maxn = 0, maxp = 0;
+        for (int i = 0; i < colls[c].nsets; i++) {
+            if (colls[c].sets[i].nodes > maxn)
+                maxn = colls[c].sets[i].nodes;
+            if (colls[c].sets[i].ppn > maxp)
+                maxp = colls[c].sets[i].ppn;
+        }
+        json_object *a = coll_json(&colls[c], maxn, maxp);
+        if (a)
+            json_object_object_add(cs, colls[c].name, a);
+    }
+    json_object_object_add(root, "collectives", cs);
+    const char *txt = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE);
+    char *copy = txt ? strdup(txt) : NULL;
+    json_object_put(root);
+    return copy;
+}
+
+int hyt_tune_write_atomic(const char *path, const char *text, char *err, size_t errlen)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s (%s); choose a writable -o path", tmp,
+                 strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    size_t len = strlen(text), done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    int ok = done == len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot write %s (%s); the previous file is unchanged", path,
+                 strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}

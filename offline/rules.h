@@ -1,0 +1,56 @@
+/* Rule generation (offline/rules.c): from a run-time model to the minimal
+ * ordered list of (bytes_max, algorithm, k) rules of one communicator shape,
+ * and the writers of the hytune table and the MPICH selection file. */
+#ifndef HYT_RULES_H
+#define HYT_RULES_H
+
+#include "offline/active.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Predicted time (us) of n points; 0 or -1.  hyt_rules_predict_al adapts a
+ * fitted hyt_al_t (ctx). */
+typedef int (*hyt_rules_predict_fn)(void *ctx, const hyt_al_point_t *pts, int n, double *us);
+int hyt_rules_predict_al(void *ctx, const hyt_al_point_t *pts, int n, double *us);
+
+typedef struct hyt_tune_rule {
+    uint64_t bytes_max;  /* UINT64_MAX: the last rule, no bound */
+    int alg, k;          /* the candidate (as in hyt_al_point_t) */
+    double us;           /* predicted time at the rule's largest power-of-two size */
+} hyt_tune_rule_t;
+
+/* Rules for one shape (nodes, ppn): the best of the ncand candidates (their
+ * alg and k fields; shape and bytes ignored) at every power of two from
+ * bytes_min to bytes_max; where the choice changes between s and 2s, the
+ * midpoint (rounded to gran, not a power of two) decides whether the lower
+ * choice extends to it.  Consecutive equal choices are merged; thresholds
+ * are strictly increasing numbers.  Writes at most max rules to out and
+ * returns the count (>= 1), or -1. */
+int hyt_rules_build(hyt_rules_predict_fn predict, void *ctx, int nodes, int ppn,
+                    const hyt_al_point_t *cands, int ncand, uint64_t bytes_min,
+                    uint64_t bytes_max, uint64_t gran, hyt_tune_rule_t *out, int max);
+
+/* ---- the hytune table (format 1, read by src/table.c) ---- */
+typedef struct hyt_tune_set {
+    int nodes, ppn;               /* the shape the rules were built for */
+    int nrules;
+    const hyt_tune_rule_t *rules;
+    const char *const *alg_names; /* name of candidate category alg (registry name) */
+} hyt_tune_set_t;
+
+typedef struct hyt_tune_coll {
+    const char *name;             /* "allreduce" */
+    int nsets;
+    const hyt_tune_set_t *sets;   /* any order: written by (nodes, ppn) ascending */
+} hyt_tune_coll_t;
+
+/* JSON text of the table (malloc'ed) or NULL.  The largest shape of the job
+ * gets no nodes_max / ppn_max bound, so larger communicators match it. */
+char *hyt_table_json(int nodes, int ppn, const char *mpi, const hyt_tune_coll_t *colls,
+                     int ncolls);
+/* Write text to path atomically (temp file in the same folder, fsync,
+ * rename): a killed run leaves the previous file.  0, or -1 with err set. */
+int hyt_tune_write_atomic(const char *path, const char *text, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,263 @@
+/* Active learning, rule generation and table output (offline/active.c,
+ * offline/rules.c) on a synthetic cost model with a known answer; the table
+ * written must load with src/table.c's hyt_table_load. */
+#include "offline/active.c"
+#include "offline/forest.c"
+#include "offline/rules.c"
+#include "src/hyt.h"
+#include "test/check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+/* alg 0: latency-bound tree, alg 1: bandwidth-optimal, alg 2: radix k helps
+ * small messages; time in us. */
+static double model(const hyt_al_point_t *p)
+{
+    double L = log2((double)p->nodes * p->ppn + 1), b = (double)p->bytes;
+    switch (p->alg) {
+    case 0:
+        return 2 * L + 0.001 * b * L;
+    case 1:
+        return 6 * L + 0.002 * b;
+    default:
+        return 3 * L / log2(p->k) + 0.2 * (p->k - 1) + 0.0008 * b * L * (1 + 0.3 * (p->k - 1));
+    }
+}
+
+static int measure(void *ctx, const hyt_al_point_t *pts, int n, double *us, double *cost)
+{
+    int *calls = ctx;
+    for (int i = 0; i < n; i++) {
+        us[i] = model(&pts[i]);
+        cost[i] = 12e-6 * us[i];
+        calls[0]++;
+        calls[1] += (pts[i].bytes & (pts[i].bytes - 1)) != 0; /* not a power of two */
+    }
+    return 0;
+}
+
+static int predict_exact(void *ctx, const hyt_al_point_t *pts, int n, double *us)
+{
+    (void)ctx;
+    for (int i = 0; i < n; i++)
+        us[i] = model(&pts[i]);
+    return 0;
+}
+
+static const hyt_al_point_t cands[] = {{.alg = 0}, {.alg = 1}, {.alg = 2, .k = 2},
+                                       {.alg = 2, .k = 4}, {.alg = 2, .k = 8}};
+enum { NCAND = 5 };
+
+static int make_grid(hyt_al_point_t *g)
+{
+    int n = 0;
+    for (int nodes = 1; nodes <= 8; nodes *= 2)
+        for (int ppn = 1; ppn <= 4; ppn *= 2)
+            for (uint64_t b = 4; b <= 65536; b *= 2)
+                for (int c = 0; c < NCAND; c++) {
+                    g[n] = cands[c];
+                    g[n].nodes = nodes;
+                    g[n].ppn = ppn;
+                    g[n++].bytes = b;
+                }
+    return n;
+}
+
+/* Average slowdown of the model's choices over the grid's shapes and sizes. */
+static double slowdown(const hyt_al_t *a, int *mistakes, int *cases)
+{
+    double sum = 0;
+    *mistakes = *cases = 0;
+    for (int nodes = 1; nodes <= 8; nodes *= 2)
+        for (int ppn = 1; ppn <= 4; ppn *= 2)
+            for (uint64_t b = 4; b <= 65536; b *= 2) {
+                hyt_al_point_t p[NCAND];
+                double pred[NCAND];
+                for (int c = 0; c < NCAND; c++) {
+                    p[c] = cands[c];
+                    p[c].nodes = nodes;
+                    p[c].ppn = ppn;
+                    p[c].bytes = b;
+                }
+                hyt_al_predict(a, p, NCAND, pred);
+                int pick = 0, best = 0;
+                for (int c = 1; c < NCAND; c++) {
+                    if (pred[c] < pred[pick])
+                        pick = c;
+                    if (model(&p[c]) < model(&p[best]))
+                        best = c;
+                }
+                double s = model(&p[pick]) / model(&p[best]);
+                sum += s;
+                *mistakes += s > 1.1;
+                (*cases)++;
+            }
+    return sum / *cases;
+}
+
+static void test_active(void)
+{
+    static hyt_al_point_t grid[4 * 3 * 15 * NCAND];
+    int ng = make_grid(grid);
+    hyt_al_opts_t o;
+    hyt_al_opts_default(&o);
+    o.bytes_gran = 4;
+    if (getenv("VAR")) o.forest.var = (hyt_forest_var_t)atoi(getenv("VAR"));
+    hyt_al_t *a = hyt_al_new(grid, ng, &o);
+    CHECK(a != NULL, "al_new");
+    int calls[2] = {0, 0}, rc = 0, it = 0;
+    while (rc == 0 && it < 200) {
+        rc = hyt_al_step(a, measure, calls);
+        it++;
+    }
+    hyt_al_status_t st;
+    hyt_al_status(a, &st);
+    int mist, cases;
+    double sd = slowdown(a, &mist, &cases);
+    printf("active: %d iterations, %d of %d grid points measured (%d off-grid), converged %d, "
+           "cumvar rel %.3f, slowdown %.4f, mistakes %d/%d\n", st.iterations, st.points, ng,
+           calls[1], st.converged, st.cumvar_rel, sd, mist, cases);
+    CHECK(rc == 1 && st.converged, "did not converge (rc %d)", rc);
+    CHECK(st.points < ng * 3 / 4, "converged only after %d of %d points", st.points, ng);
+    /* one in five is moved, except at the smallest sizes where no other
+     * multiple of 4 lies within 0.7x..1.4x */
+    CHECK(calls[1] >= calls[0] / 7 && calls[1] <= calls[0] / 5 + 1,
+          "%d of %d points off the power-of-two grid, want about one in five", calls[1], calls[0]);
+    CHECK(sd < 1.03 && mist < cases / 10, "average slowdown %g, %d/%d mistakes", sd, mist, cases);
+    CHECK(st.cost_s > 0, "cost not accumulated");
+
+    /* the same seed takes the same path */
+    hyt_al_t *b = hyt_al_new(grid, ng, &o);
+    int calls2[2] = {0, 0};
+    for (int i = 0; i < it; i++)
+        hyt_al_step(b, measure, calls2);
+    hyt_al_status_t st2;
+    hyt_al_status(b, &st2);
+    CHECK(st2.points == st.points && st2.cumvar == st.cumvar, "not deterministic");
+    hyt_al_free(a);
+    hyt_al_free(b);
+}
+
+static void test_rules_exact(void)
+{
+    /* two candidates crossing between 1024 and 2048: A = 10 + b/100, B = 25 + b/1000;
+     * crossover 1666, midpoint 1536 still A, so A covers <= 1536 */
+    hyt_tune_rule_t r[8];
+    int n = hyt_rules_build(predict_exact, NULL, 8, 4, cands, NCAND, 4, 65536, 4, r, 8);
+    CHECK(n >= 2, "rules %d", n);
+    for (int i = 1; i < n; i++)
+        CHECK(r[i].bytes_max > r[i - 1].bytes_max, "rule %d threshold %llu not above %llu", i,
+              (unsigned long long)r[i].bytes_max, (unsigned long long)r[i - 1].bytes_max);
+    CHECK(r[n - 1].bytes_max == UINT64_MAX, "last rule bounded");
+    for (int i = 0; i + 1 < n; i++)
+        CHECK(r[i].alg != r[i + 1].alg || r[i].k != r[i + 1].k, "rules %d and %d not merged", i,
+              i + 1);
+    /* exact at powers of two; in between the midpoint check keeps every
+     * size within 5% of the best (the rule is linear-in-size approximate) */
+    int bad = 0, off_pow2 = 0;
+    for (uint64_t b = 4; b <= 65536; b += b < 512 ? 4 : 97) {
+        int j = 0;
+        while (b > r[j].bytes_max)
+            j++;
+        hyt_al_point_t p = {.nodes = 8, .ppn = 4, .bytes = b, .alg = r[j].alg, .k = r[j].k};
+        double best = 1e300;
+        for (int c = 0; c < NCAND; c++) {
+            hyt_al_point_t q = cands[c];
+            q.nodes = 8, q.ppn = 4, q.bytes = b;
+            best = fmin(best, model(&q));
+        }
+        bad += model(&p) > 1.05 * best;
+        off_pow2 += (b & (b - 1)) == 0 && model(&p) > best * (1 + 1e-12);
+    }
+    CHECK(bad == 0, "%d sizes more than 5%% off the best", bad);
+    CHECK(off_pow2 == 0, "%d powers of two not at the best", off_pow2);
+    for (int i = 0; i < n; i++)
+        printf("rule: <= %llu: alg %d k %d (%.2f us)\n", (unsigned long long)r[i].bytes_max,
+               r[i].alg, r[i].k, r[i].us);
+}
+
+static int two_alg(void *ctx, const hyt_al_point_t *pts, int n, double *us)
+{
+    (void)ctx;
+    for (int i = 0; i < n; i++)
+        us[i] = pts[i].alg == 0 ? 10 + pts[i].bytes / 100.0 : 25 + pts[i].bytes / 1000.0;
+    return 0;
+}
+
+static void test_midpoint(void)
+{
+    hyt_al_point_t c2[2] = {{.alg = 0}, {.alg = 1}};
+    hyt_tune_rule_t r[4];
+    int n = hyt_rules_build(two_alg, NULL, 1, 1, c2, 2, 1, 1 << 20, 1, r, 4);
+    CHECK(n == 2 && r[0].alg == 0 && r[0].bytes_max == 1536 && r[1].alg == 1,
+          "midpoint rule: n %d, first <= %llu alg %d", n, (unsigned long long)r[0].bytes_max,
+          r[0].alg);
+    CHECK(hyt_rules_build(two_alg, NULL, 1, 1, c2, 2, 1, 1 << 20, 1, r, 1) == -1,
+          "overflow of the rule array not reported");
+}
+
+/* Names for categories 0..2 from the registry (as many distinct ones as exist). */
+static void pick_names(const char **names)
+{
+    int n = 0;
+    for (int i = 0; i < hyt_nalgs && n < 3; i++)
+        if (hyt_algs[i].coll == HYT_COLL_ALLREDUCE && !hyt_alg_has_radix(&hyt_algs[i]))
+            names[n++] = hyt_algs[i].name;
+    for (; n < 3; n++)
+        names[n] = names[0];
+}
+
+static void test_table(void)
+{
+    const char *names[3];
+    pick_names(names);
+    hyt_al_point_t c2[2] = {{.alg = 0}, {.alg = 1}};
+    hyt_tune_rule_t r1[4], r2[4];
+    int n1 = hyt_rules_build(two_alg, NULL, 1, 1, c2, 2, 1, 1 << 20, 1, r1, 4);
+    int n2 = hyt_rules_build(two_alg, NULL, 4, 2, c2, 2, 1, 1 << 20, 1, r2, 4);
+    hyt_tune_set_t sets[2] = {{4, 2, n2, r2, names}, {1, 1, n1, r1, names}};
+    hyt_tune_coll_t coll = {"allreduce", 2, sets};
+    char *txt = hyt_table_json(4, 2, "test", &coll, 1);
+    CHECK(txt != NULL, "json");
+    char path[] = "/tmp/hyt-test-rules-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    char err[512];
+    CHECK(hyt_tune_write_atomic(path, "previous", err, sizeof err) == 0, "write: %s", err);
+    CHECK(hyt_tune_write_atomic(path, txt, err, sizeof err) == 0, "write: %s", err);
+    hyt_table_t *t = hyt_table_load(path, err, sizeof err);
+    CHECK(t != NULL, "written table does not load: %s", err);
+    if (t) {
+        const hyt_rule_set_t *s = hyt_table_match(t, HYT_COLL_ALLREDUCE, 1, 1);
+        CHECK(s && s->nodes_max == 1 && s->ppn_max == 1 && s->nrules == 2, "set for 1x1");
+        if (s) {
+            CHECK(s->rules[0].bytes_max == 1536, "threshold %llu",
+                  (unsigned long long)s->rules[0].bytes_max);
+            CHECK(strcmp(hyt_rules_lookup(s, 1536)->alg->name, names[0]) == 0, "lookup 1536");
+            CHECK(strcmp(hyt_rules_lookup(s, 1537)->alg->name, names[1]) == 0, "lookup 1537");
+        }
+        s = hyt_table_match(t, HYT_COLL_ALLREDUCE, 3, 2); /* 3 nodes: the 4-node shape */
+        CHECK(s && s->nodes_max == INT32_MAX && s->ppn_max == INT32_MAX, "largest shape unbounded");
+        hyt_table_free(t);
+    }
+    /* a write that cannot happen leaves the file as it was */
+    CHECK(hyt_tune_write_atomic("/nonexistent-dir/t.json", txt, err, sizeof err) == -1 &&
+              strstr(err, "/nonexistent-dir/t.json") != NULL, "bad path: %s", err);
+    struct stat sb;
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    CHECK(stat(tmp, &sb) != 0, "temporary file left behind");
+    unlink(path);
+    free(txt);
+}
+
+int main(void)
+{
+    test_active();
+    test_rules_exact();
+    test_midpoint();
+    test_table();
+    return check_done("test_rules");
+}
