@@ -144,8 +144,8 @@ static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *
     static int once[HYT_NFB];
     key->fallbacks[why]++;
     hyt_log_once(&once[why], HYT_LOG_INFO, HYT_TOPIC_ALG,
-                 "%s %s falls back to PMPI (%s); counted in the stats", hyt_coll_name(key->coll),
-                 alg->name, hyt_fallback_name(why));
+                 "%s calls go to PMPI instead of %s (%s); counted in the stats",
+                 hyt_coll_name(key->coll), alg->name, hyt_fallback_name(why));
 }
 
 int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
@@ -154,11 +154,17 @@ int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
         a->ctx = hyt_comm_get(a->comm);
     hyt_fallback_t why = HYT_FB_NONE;
     int rc;
-    if (!a->ctx || (alg->flags & HYT_ALG_NATIVE)) {
+    if (!a->ctx) {
+        rc = hyt_pmpi_call(a);
+    } else if (HYT_UNLIKELY(a->ctx->is_inter)) {
+        /* never tuned, whatever was selected (native too): counted so the
+         * stats show which calls hytune could not reach */
+        why = HYT_FB_INTERCOMM;
+        rc = hyt_pmpi_call(a);
+    } else if (alg->flags & HYT_ALG_NATIVE) {
         rc = hyt_pmpi_call(a);
     } else {
-        const char *reason = a->ctx->is_inter ? hyt_fallback_name(HYT_FB_INTERCOMM)
-                                              : hyt_alg_unsupported_reason(alg, a);
+        const char *reason = hyt_alg_unsupported_reason(alg, a);
         if (reason) {
             why = hyt_fallback_from_reason(reason);
             rc = hyt_pmpi_call(a);

@@ -1,0 +1,93 @@
+/* Helpers shared by the runtime core's MPI tests.
+ *
+ * The same test source is built linked with hytune (-lhytune) and without
+ * it (-plain, for LD_PRELOAD runs and reference results), so hytune's
+ * internals are reached through dlsym: present when the library is linked
+ * or preloaded, absent in a plain run.  That lets a test assert that calls
+ * were really intercepted, whichever way hytune got in. */
+#ifndef HYT_TEST_CORE_UTIL_H
+#define HYT_TEST_CORE_UTIL_H
+
+#include "src/hyt.h"
+#include "test/check.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Local copies of hytune helpers: the -plain build has no hytune symbols. */
+static inline const char *core_coll_name(hyt_coll_t c)
+{
+    static const char *const names[HYT_NCOLL] = {
+#define HYT_X(U, l, M) #l,
+        HYT_COLL_LIST(HYT_X)
+#undef HYT_X
+    };
+    return (unsigned)c < HYT_NCOLL ? names[c] : "?";
+}
+
+static inline int core_has_op(hyt_coll_t c)
+{
+    return c == HYT_COLL_ALLREDUCE || c == HYT_COLL_REDUCE || c == HYT_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+static inline int core_has_root(hyt_coll_t c)
+{
+    return c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE;
+}
+
+typedef hyt_comm_t *(*core_comm_get_fn)(MPI_Comm);
+
+/* hytune's context lookup if hytune is in the process, else NULL. */
+static inline core_comm_get_fn core_hytune(void)
+{
+    return (core_comm_get_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "hyt_comm_get");
+}
+
+/* Is hytune active (in the process, initialized, mode not off)? */
+static inline int core_active(void)
+{
+    int *init = dlsym(RTLD_DEFAULT, "hyt_initialized");
+    return core_hytune() && init && *init;
+}
+
+/* Calls of collective c hytune counted on comm (all size buckets); -1 if
+ * hytune is not active. */
+static inline long long core_calls(MPI_Comm comm, hyt_coll_t c)
+{
+    if (!core_active())
+        return -1;
+    hyt_comm_t *ctx = core_hytune()(comm);
+    if (!ctx)
+        return -1;
+    long long n = 0;
+    for (int b = 0; b < HYT_NBUCKETS; b++)
+        if (ctx->keys[c][b])
+            n += (long long)ctx->keys[c][b]->calls;
+    return n;
+}
+
+/* Expected mode from the environment, as the test launcher set it. */
+static inline int core_expect_active(void)
+{
+    const char *m = getenv("HYTUNE_MODE");
+    return !(m && strcmp(m, "off") == 0);
+}
+
+/* Combine every rank's verdict: the exit status is non-zero on all ranks if
+ * any rank failed a check. */
+static inline int core_done(const char *name)
+{
+    int mine = check_failures, any = 0;
+    PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    int rank;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (any && !check_failures)
+        check_failures = 1; /* another rank failed: fail here too */
+    if (rank == 0 || mine)
+        return check_done(name);
+    return any ? 1 : 0;
+}
+
+#endif
