@@ -10,7 +10,56 @@
 int hyt_native(const hyt_args_t *a, int k);
 
 /* ---- k-nomial tree and recursive multiplying ---- */
+int hyt_bcast_knomial(const hyt_args_t *a, int k);
+int hyt_reduce_knomial(const hyt_args_t *a, int k);
+int hyt_allgather_knomial(const hyt_args_t *a, int k);
+int hyt_allreduce_knomial(const hyt_args_t *a, int k);
+int hyt_allreduce_recmult(const hyt_args_t *a, int k);
+int hyt_allgather_recmult(const hyt_args_t *a, int k);
+int hyt_bcast_recmult(const hyt_args_t *a, int k);
 /* ---- k-ring ---- */
+#include "algorithms/pattern.h"
+int hyt_allgather_kring(const hyt_args_t *a, int k);
+int hyt_bcast_kring(const hyt_args_t *a, int k);
+int hyt_allreduce_kring(const hyt_args_t *a, int k);
+/* The k-ring engine (algorithms/allgather/kring.c), shared by the three
+ * k-ring kernels: cells (group, column), column rings and group rings. */
+typedef struct hyt_kr {
+    hyt_kring_t g;
+    int rank;
+    MPI_Comm comm;
+    char *buf;            /* the data being gathered / reduced in place */
+    char *tmp;            /* receive area laid out like buf (reductions) */
+    MPI_Datatype type;
+    MPI_Aint ext;
+    MPI_Op op;
+    int count;            /* blocks: elements per rank; else: total elements */
+    int blocks;           /* 1: rank-major blocks (Allgather); 0: column-major cells */
+    MPI_Datatype col[2];  /* blocks: a column of G and of G-1 blocks */
+    MPI_Request *req;     /* from hyt_scratch2, with rptr/rn */
+    char **rptr;
+    int *rn;
+} hyt_kr_t;
+int hyt_kr_init(hyt_kr_t *kr, const hyt_args_t *a, int k, void *buf, int count, int blocks,
+                int nreq_min);
+void hyt_kr_free(hyt_kr_t *kr);
+int hyt_kr_group_ring(hyt_kr_t *kr, int reduce);
+int hyt_kr_column_ring(hyt_kr_t *kr, int reduce);
+int hyt_kr_scatter(hyt_kr_t *kr, int root);
+/* PMPI_Waitall without statuses.  GCC's access attribute on MPICH's
+ * prototype mistakes MPI_STATUSES_IGNORE for a zero-size array
+ * (-Wstringop-overflow false positive), hence the local pragma. */
+static inline int hyt_kr_waitall(int n, MPI_Request *req)
+{
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+    return n > 0 ? PMPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+}
 /* ---- classic baselines (Rabenseifner, Bruck, pairwise, recursive halving) ---- */
 /* ---- node-aware compositions ---- */
 int hyt_allreduce_composition(const hyt_args_t *a, int k);
