@@ -1,12 +1,800 @@
-/* `hytune tune`: see tune.h. */
+/* `hytune tune`: allocation-time tuning inside one MPI job.
+ *
+ * Rank 0 runs the active-learning loop (offline/active.c) of each collective
+ * and decides every batch; the batch is broadcast, every point is benchmarked
+ * on a sub-communicator of the wanted node count and processes per node
+ * (MPI_Comm_split over the world node map, ranks node-consecutive), and the
+ * answers are reduced back to rank 0.  So all ranks take the same decisions
+ * and only rank 0 looks at clocks.  Points of one batch run concurrently on
+ * disjoint node sets in different network groups when the groups are known
+ * (topology/), one at a time otherwise.  At the end the rules of every tuned
+ * shape are written as one table, atomically.
+ *
+ * Benchmark of one point (bench_point): two warm-up calls, then repetitions,
+ * each barrier-synchronized, timed on every rank and reduced to the maximum
+ * over ranks; stops after HYT_BENCH_MIN_REPS once the point's time budget is
+ * spent (or HYT_BENCH_MAX_REPS); the answer is the median of those maxima.  A
+ * point whose first call exceeds the budget is recorded as slow without
+ * repetitions.  Every stop test uses reduced values, so all ranks agree. */
 #include "offline/tune.h"
+#include "offline/active.h"
+#include "offline/oracle.h"
+#include "offline/rules.h"
+#include "src/hyt.h"
+#include "topology/topology.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HYT_BENCH_WARMUP 2
+#define HYT_BENCH_MIN_REPS 5
+#define HYT_BENCH_MAX_REPS 30
+#define MAX_COLLS HYT_NCOLL
+#define MAX_RULES 128
+
+typedef struct tune_opts {
+    int colls[MAX_COLLS], ncolls;
+    uint64_t max_bytes;
+    const char *out, *mpich_json, *oracle, *warm_start, *dump;
+    double timeout, point_budget, threshold;
+    uint64_t seed;
+    int batch, exhaustive;
+} tune_opts_t;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mpiexec -n P hytune tune [OPTIONS]\n"
+            "  --coll LIST        collectives, comma-separated (default allreduce,bcast)\n"
+            "  --max-bytes N      largest message size, suffix K/M/G allowed (default 1M)\n"
+            "  -o FILE            table to write (default hytune-table.json); written\n"
+            "                     atomically: an interrupted run leaves the old file\n"
+            "  --timeout S        benchmark time budget in seconds (default 600)\n"
+            "  --point-budget S   time budget of one benchmark point (default 0.05)\n"
+            "  --batch N          points per iteration (default 8)\n"
+            "  --threshold X      convergence threshold on the relative cumulative\n"
+            "                     variance (default 0.01)\n"
+            "  --seed N           seed of every random choice (default 1)\n"
+            "  --dump FILE        also write every measurement as oracle CSV\n"
+            "  --exhaustive       measure every grid point (with --dump: an oracle)\n"
+            "  --warm-start FILE  start from measurements in oracle CSV format\n"
+            "  --oracle FILE      no MPI: replay the loop on an exhaustive CSV\n"
+            "                     (coll,nodes,ppn,bytes,algorithm,k,time_us) and print\n"
+            "                     R^2, slowdown, accuracy, mistakes per iteration for\n"
+            "                     the tuner and for random sampling\n"
+            "  --mpich-json FILE  not available in this version (an error, not ignored)\n"
+            "  --help             this text\n");
+}
+
+static int parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    uint64_t mul = 1;
+    if (*end == 'k' || *end == 'K')
+        mul = 1024, end++;
+    else if (*end == 'm' || *end == 'M')
+        mul = 1024 * 1024, end++;
+    else if (*end == 'g' || *end == 'G')
+        mul = 1024ull * 1024 * 1024, end++;
+    if (end == s || *end || !(v >= 1))
+        return -1;
+    *out = (uint64_t)(v * (double)mul);
+    return 0;
+}
+
+static int parse_colls(const char *s, tune_opts_t *o, char *err, size_t len)
+{
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", s);
+    o->ncolls = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int c = hyt_coll_from_name(t);
+        if (c < 0 || o->ncolls == MAX_COLLS) {
+            snprintf(err, len, "--coll: unknown collective \"%s\"; valid: allreduce, bcast, "
+                     "reduce, allgather, alltoall, reduce_scatter_block", t);
+            return -1;
+        }
+        o->colls[o->ncolls++] = c;
+    }
+    if (o->ncolls == 0) {
+        snprintf(err, len, "--coll: give at least one collective");
+        return -1;
+    }
+    return 0;
+}
+
+/* 0 ok, 1 help printed, -1 error in err. */
+static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t len)
+{
+    memset(o, 0, sizeof *o);
+    o->max_bytes = 1 << 20;
+    o->out = "hytune-table.json";
+    o->timeout = 600;
+    o->point_budget = 0.05;
+    o->threshold = 0.01;
+    o->seed = 1;
+    o->batch = 8;
+    o->colls[0] = HYT_COLL_ALLREDUCE;
+    o->colls[1] = HYT_COLL_BCAST;
+    o->ncolls = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return 1;
+        if (!strcmp(a, "--exhaustive")) {
+            o->exhaustive = 1;
+            continue;
+        }
+        if (!v) {
+            snprintf(err, len, "%s needs a value (see hytune tune --help)", a);
+            return -1;
+        }
+        char *end = NULL;
+        i++;
+        if (!strcmp(a, "--coll")) {
+            if (parse_colls(v, o, err, len))
+                return -1;
+        } else if (!strcmp(a, "--max-bytes")) {
+            if (parse_bytes(v, &o->max_bytes)) {
+                snprintf(err, len, "--max-bytes %s: give a size >= 1 like 65536, 64K or 1M", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "-o")) {
+            o->out = v;
+        } else if (!strcmp(a, "--mpich-json")) {
+            o->mpich_json = v;
+        } else if (!strcmp(a, "--oracle")) {
+            o->oracle = v;
+        } else if (!strcmp(a, "--warm-start")) {
+            o->warm_start = v;
+        } else if (!strcmp(a, "--dump")) {
+            o->dump = v;
+        } else if (!strcmp(a, "--timeout") || !strcmp(a, "--point-budget") ||
+                   !strcmp(a, "--threshold")) {
+            double d = strtod(v, &end);
+            if (end == v || *end || !(d > 0)) {
+                snprintf(err, len, "%s %s: give a positive number", a, v);
+                return -1;
+            }
+            *(!strcmp(a, "--timeout") ? &o->timeout
+              : !strcmp(a, "--point-budget") ? &o->point_budget : &o->threshold) = d;
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--batch")) {
+            long long n = strtoll(v, &end, 10);
+            if (end == v || *end || n < (a[2] == 's' ? 0 : 1) || n > 1000000000) {
+                snprintf(err, len, "%s %s: give a %s integer", a, v,
+                         a[2] == 's' ? "non-negative" : "positive");
+                return -1;
+            }
+            if (a[2] == 's')
+                o->seed = (uint64_t)n;
+            else
+                o->batch = (int)n;
+        } else {
+            snprintf(err, len, "unknown option %s (see hytune tune --help)", a);
+            return -1;
+        }
+    }
+    if (o->mpich_json) {
+        snprintf(err, len, "--mpich-json %s: MPICH selection-file export is not available in "
+                 "this version; drop the option (the hytune table covers every rule)",
+                 o->mpich_json);
+        return -1;
+    }
+    return 0;
+}
+
+static void al_opts(const tune_opts_t *t, uint64_t gran, hyt_al_opts_t *o)
+{
+    hyt_al_opts_default(o);
+    o->batch = t->batch;
+    o->init_points = 2 * t->batch;
+    o->threshold = t->threshold;
+    o->seed = t->seed;
+    o->forest.seed = t->seed;
+    o->bytes_gran = gran;
+    if (t->exhaustive) { /* every power-of-two point, in random order */
+        o->random = 1;
+        o->offgrid_every = 0;
+    }
+}
+
+/* Reductions run MPI_INT / MPI_SUM (exact, commutative): sizes are multiples of 4. */
+static uint64_t coll_gran(int c)
+{
+    return hyt_coll_has_op((hyt_coll_t)c) ? 4 : 1;
+}
+
+static int oracle_main(const tune_opts_t *t)
+{
+    char err[512];
+    hyt_oracle_t *o = hyt_oracle_read(t->oracle, err, sizeof err);
+    if (!o) {
+        fprintf(stderr, "hytune tune: %s\n", err);
+        return 2;
+    }
+    int rc = 0;
+    for (int i = 0; i < t->ncolls; i++) {
+        hyt_al_opts_t ao;
+        al_opts(t, coll_gran(t->colls[i]), &ao);
+        if (hyt_oracle_simulate(o, hyt_coll_name((hyt_coll_t)t->colls[i]), &ao, 0, stdout))
+            rc = 1;
+    }
+    hyt_oracle_free(o);
+    return rc;
+}
+
+/* ---- the MPI harness ---- */
+
+/* Candidates of a collective: registry rows x k grid (powers of two up to the
+ * largest useful k at the job's size, plus the topology prior). */
+typedef struct cand {
+    const hyt_alg_t *alg;
+    int cat, k;
+} cand_t;
+
+typedef struct job {
+    int nodes, ppn;           /* usable shape: ppn = fewest ranks on any node */
+    int *node_order;          /* world nodes ordered by network group */
+    int *node_pos;            /* position of world node in node_order */
+    int my_local;             /* my index among the ranks of my node */
+    int parallel;             /* network groups known: concurrent points */
+    int shapes[64][2], nshapes;
+} job_t;
+
+static int add_k(int *ks, int n, int k)
+{
+    for (int i = 0; i < n; i++)
+        if (ks[i] == k)
+            return n;
+    ks[n] = k;
+    return n + 1;
+}
+
+static int make_cands(int c, const job_t *j, cand_t *out, int max)
+{
+    int n = 0, cat = 0, p = j->nodes * j->ppn;
+    for (int i = 0; i < hyt_nalgs; i++) {
+        const hyt_alg_t *a = &hyt_algs[i];
+        if ((int)a->coll != c)
+            continue;
+        if (!hyt_alg_has_radix(a)) {
+            if (n < max)
+                out[n++] = (cand_t){a, cat, 0};
+        } else {
+            int ks[40], nk = 0, kmax = hyt_alg_k_max(a, p);
+            for (int k = 2; k <= kmax && nk < 30; k *= 2)
+                if (k >= a->k_min)
+                    nk = add_k(ks, nk, k);
+            if (a->k_min >= 1 && a->k_min <= kmax)
+                nk = add_k(ks, nk, a->k_min);
+            hyt_comm_t fake = {.size = p, .nodes = j->nodes, .ppn = j->ppn, .ppn_min = j->ppn,
+                               .node_consecutive = 1};
+            nk = add_k(ks, nk, hyt_topo_prior_k(a, &fake, 8));
+            nk = add_k(ks, nk, hyt_topo_prior_k(a, &fake, 1 << 20));
+            for (int q = 0; q < nk && n < max; q++)
+                if (ks[q] >= a->k_min)
+                    out[n++] = (cand_t){a, cat, ks[q]};
+        }
+        cat++;
+        if (cat == HYT_FOREST_MAX_CAT)
+            break;
+    }
+    return n;
+}
+
+static int shape_ok(const cand_t *cd, int nodes, int ppn)
+{
+    return !cd->k || cd->k <= hyt_alg_k_max(cd->alg, nodes * ppn);
+}
+
+/* Largest selection size whose buffers stay reasonable (alltoall/allgather
+ * move p blocks per rank; under SimGrid every rank lives in one process). */
+static uint64_t size_cap(int c, int p, uint64_t max_bytes)
+{
+    if (c != HYT_COLL_ALLGATHER && c != HYT_COLL_ALLTOALL && c != HYT_COLL_REDUCE_SCATTER_BLOCK)
+        return max_bytes;
+    uint64_t cap = (64ull << 20) / (uint64_t)p;
+    return cap < max_bytes ? cap : max_bytes;
+}
+
+static int make_grid(int c, const job_t *j, const cand_t *cands, int ncand, uint64_t max_bytes,
+                     hyt_al_point_t **out)
+{
+    int cap = j->nshapes * 64 * ncand, n = 0;
+    hyt_al_point_t *g = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *g);
+    if (!g)
+        return -1;
+    for (int s = 0; s < j->nshapes; s++) {
+        int nodes = j->shapes[s][0], ppn = j->shapes[s][1];
+        uint64_t top = size_cap(c, j->nodes * j->ppn, max_bytes);
+        for (uint64_t b = coll_gran(c); b <= top; b *= 2)
+            for (int q = 0; q < ncand; q++)
+                if (shape_ok(&cands[q], nodes, ppn))
+                    g[n++] = (hyt_al_point_t){nodes, ppn, b, cands[q].cat, cands[q].k};
+    }
+    *out = g;
+    return n;
+}
+
+/* The candidate of a point (alg field = algorithm category, k). */
+static const cand_t *find_cand(const cand_t *cands, int n, const hyt_al_point_t *p)
+{
+    for (int q = 0; q < n; q++)
+        if (cands[q].cat == p->alg && cands[q].k == p->k)
+            return &cands[q];
+    return NULL;
+}
+
+/* Shapes: powers of two up to the job's nodes and ppn, plus the job's own. */
+static void make_shapes(job_t *j)
+{
+    int ns[40], nn = 0, ps[40], np = 0;
+    for (int v = 1; v <= j->nodes; v *= 2)
+        ns[nn++] = v;
+    if (ns[nn - 1] != j->nodes)
+        ns[nn++] = j->nodes;
+    for (int v = 1; v <= j->ppn; v *= 2)
+        ps[np++] = v;
+    if (ps[np - 1] != j->ppn)
+        ps[np++] = j->ppn;
+    j->nshapes = 0;
+    for (int a = 0; a < nn; a++)
+        for (int b = 0; b < np; b++)
+            if (ns[a] * ps[b] >= 2 && j->nshapes < 64) {
+                j->shapes[j->nshapes][0] = ns[a];
+                j->shapes[j->nshapes++][1] = ps[b];
+            }
+}
+
+static int job_init(job_t *j)
+{
+    memset(j, 0, sizeof *j);
+    int N = hyt_world_nodes, W = hyt_world_size;
+    int *count = calloc((size_t)N, sizeof *count);
+    int *grp = malloc((size_t)N * sizeof *grp);
+    j->node_order = malloc((size_t)N * sizeof *j->node_order);
+    j->node_pos = malloc((size_t)N * sizeof *j->node_pos);
+    if (!count || !grp || !j->node_order || !j->node_pos) {
+        free(count);
+        free(grp);
+        return -1;
+    }
+    for (int r = 0; r < W; r++) {
+        if (r == hyt_world_rank)
+            j->my_local = count[hyt_world_node_of[r]];
+        count[hyt_world_node_of[r]]++;
+    }
+    j->nodes = N;
+    j->ppn = W;
+    for (int n = 0; n < N; n++)
+        if (count[n] < j->ppn)
+            j->ppn = count[n];
+    /* nodes ordered by group (stable): concurrent points get whole groups */
+    int ng = hyt_topo_ngroups(), k = 0;
+    for (int g = 0; g < ng; g++)
+        for (int n = 0; n < N; n++)
+            if (hyt_topo_node_group(n) == g)
+                j->node_order[k++] = n;
+    for (int n = 0; n < N && k < N; n++)
+        if (hyt_topo_node_group(n) < 0 || hyt_topo_node_group(n) >= ng)
+            j->node_order[k++] = n;
+    for (int p = 0; p < N; p++)
+        j->node_pos[j->node_order[p]] = p;
+    j->parallel = ng > 1 && ng < N;
+    free(count);
+    free(grp);
+    make_shapes(j);
+    return 0;
+}
+
+/* One benchmark point on comm: sets *us (median of per-rep max) and *cost. */
+typedef struct bufs {
+    void *s, *r;
+    size_t len;
+} bufs_t;
+
+static int bench_args(int c, uint64_t bytes, int p, bufs_t *b, hyt_args_t *a)
+{
+    int red = hyt_coll_has_op((hyt_coll_t)c);
+    size_t blk = (size_t)bytes, need = c == HYT_COLL_ALLGATHER || c == HYT_COLL_ALLTOALL ||
+                                               c == HYT_COLL_REDUCE_SCATTER_BLOCK
+                                           ? blk * (size_t)p
+                                           : blk;
+    if (need > b->len) {
+        free(b->s);
+        free(b->r);
+        b->s = malloc(need);
+        b->r = malloc(need);
+        b->len = need;
+        if (!b->s || !b->r)
+            return -1;
+        memset(b->s, 1, need); /* MPI_INT 0x01010101: sums stay exact at these sizes */
+        memset(b->r, 0, need);
+    }
+    memset(a, 0, sizeof *a);
+    a->coll = (hyt_coll_t)c;
+    a->sbuf = b->s;
+    a->rbuf = b->r;
+    a->type = red ? MPI_INT : MPI_BYTE;
+    a->stype = a->type;
+    a->count = (int)(red ? blk / 4 : blk);
+    a->scount = a->count;
+    a->op = MPI_SUM;
+    a->root = 0;
+    return 0;
+}
+
+static double median(double *v, int n)
+{
+    for (int i = 1; i < n; i++) /* insertion sort: n <= HYT_BENCH_MAX_REPS */
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* One timed call, maximum over ranks (also a synchronization); < 0 on error. */
+static double timed_call(hyt_args_t *a, const cand_t *cd, MPI_Comm comm)
+{
+    PMPI_Barrier(comm);
+    double t0 = PMPI_Wtime();
+    hyt_fallback_t fb;
+    int rc = hyt_run_alg(a, cd->alg, cd->k, &fb);
+    double t = rc == MPI_SUCCESS ? PMPI_Wtime() - t0 : -1, mx;
+    PMPI_Allreduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
+    double mn;
+    PMPI_Allreduce(&t, &mn, 1, MPI_DOUBLE, MPI_MIN, comm);
+    return mn < 0 ? -1 : mx;
+}
+
+static void bench_point(const hyt_al_point_t *pt, const cand_t *cd, MPI_Comm comm, double budget,
+                        bufs_t *b, double *us, double *cost)
+{
+    int p;
+    PMPI_Comm_size(comm, &p);
+    hyt_args_t a;
+    double start = PMPI_Wtime(), reps[HYT_BENCH_MAX_REPS];
+    *us = 1e9;
+    if (bench_args(pt->alg < 0 ? 0 : (int)cd->alg->coll, pt->bytes, p, b, &a) != 0)
+        goto out;
+    a.comm = comm;
+    double first = timed_call(&a, cd, comm);
+    if (first < 0)
+        goto out;
+    if (first > budget) { /* too slow to repeat: record it as measured once */
+        *us = first * 1e6;
+        goto out;
+    }
+    for (int w = 1; w < HYT_BENCH_WARMUP; w++)
+        timed_call(&a, cd, comm);
+    int n = 0;
+    double spent = 0;
+    while (n < HYT_BENCH_MAX_REPS && (n < HYT_BENCH_MIN_REPS || spent < budget)) {
+        double t = timed_call(&a, cd, comm);
+        if (t < 0)
+            goto out;
+        reps[n++] = t;
+        spent += t;
+    }
+    *us = median(reps, n) * 1e6;
+out:
+    *cost = PMPI_Wtime() - start;
+}
+
+/* A round: points that run at once, each on nodes node_order[first..first+nodes). */
+typedef struct round_pt {
+    hyt_al_point_t pt;
+    int first;
+} round_pt_t;
+
+/* Rank 0: split a batch into rounds of node-disjoint points. */
+static int plan_rounds(const job_t *j, const hyt_al_point_t *pts, int n, round_pt_t *out,
+                       int *round_end)
+{
+    int nr = 0, used = 0, k = 0;
+    for (int i = 0; i < n; i++) {
+        /* whole groups per point: round the start up to a group boundary */
+        int start = used;
+        while (j->parallel && start > 0 && start < j->nodes &&
+               hyt_topo_node_group(j->node_order[start]) ==
+                   hyt_topo_node_group(j->node_order[start - 1]))
+            start++;
+        if (!j->parallel || k == 0 || start + pts[i].nodes > j->nodes) {
+            if (k > 0)
+                round_end[nr++] = k;
+            start = 0;
+        }
+        out[k].pt = pts[i];
+        out[k++].first = start;
+        used = start + pts[i].nodes;
+    }
+    if (k > 0)
+        round_end[nr++] = k;
+    return nr;
+}
+
+/* All ranks: run one round (broadcast from rank 0), results reduced to rank 0. */
+static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t *rp, int n, double budget,
+                     bufs_t *b, double *us, double *cost)
+{
+    PMPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (n <= 0)
+        return n;
+    PMPI_Bcast(rp, (int)(n * sizeof *rp), MPI_BYTE, 0, MPI_COMM_WORLD);
+    int pos = j->node_pos[hyt_world_node_of[hyt_world_rank]], color = MPI_UNDEFINED;
+    for (int i = 0; i < n; i++)
+        if (pos >= rp[i].first && pos < rp[i].first + rp[i].pt.nodes &&
+            j->my_local < rp[i].pt.ppn)
+            color = i;
+    MPI_Comm sub;
+    PMPI_Comm_split(MPI_COMM_WORLD, color, pos * j->ppn + j->my_local, &sub);
+    double *mine = calloc((size_t)2 * n, sizeof *mine), *all = calloc((size_t)2 * n, sizeof *all);
+    if (!mine || !all)
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    if (color != MPI_UNDEFINED) {
+        const round_pt_t *r = &rp[color];
+        const cand_t *cd = find_cand(cands, ncand, &r->pt);
+        if (cd)
+            bench_point(&r->pt, cd, sub, budget, b, &mine[color], &mine[n + color]);
+        else
+            mine[color] = 1e9; /* cannot happen: rank 0 chose from the same list */
+        PMPI_Comm_free(&sub);
+    }
+    PMPI_Reduce(mine, all, 2 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (hyt_world_rank == 0)
+        for (int i = 0; i < n; i++) {
+            us[i] = all[i];
+            cost[i] = all[n + i];
+        }
+    free(mine);
+    free(all);
+    return n;
+}
+
+typedef struct coll_state {
+    int c;
+    cand_t cands[256];
+    int ncand;
+    hyt_al_point_t *grid;
+    int ngrid;
+    hyt_al_t *al;
+} coll_state_t;
+
+static void progress(const coll_state_t *cs, double t0, double deadline)
+{
+    hyt_al_status_t st;
+    hyt_al_status(cs->al, &st);
+    double el = PMPI_Wtime() - t0, per = st.iterations ? el / st.iterations : 0;
+    fprintf(stderr, "tune: %s iter %d: %d points, cumulative variance %.4g (%.3f of start), "
+            "elapsed %.2f s, to go <= %.2f s%s\n", hyt_coll_name((hyt_coll_t)cs->c),
+            st.iterations, st.points, st.cumvar, st.cumvar_rel, el,
+            fmax(0, fmin(deadline - PMPI_Wtime(), per * 20)), st.converged ? " (converged)" : "");
+}
+
+static void dump_batch(FILE *f, const coll_state_t *cs, const hyt_al_point_t *pts,
+                       const double *us, int n)
+{
+    for (int i = 0; f && i < n; i++) {
+        const cand_t *cd = find_cand(cs->cands, cs->ncand, &pts[i]);
+        if (cd)
+            hyt_oracle_write_row(f, hyt_coll_name((hyt_coll_t)cs->c), pts[i].nodes, pts[i].ppn,
+                             pts[i].bytes, cd->alg->name, cd->k, us[i]);
+    }
+}
+
+/* Warm start: rows of this collective whose candidate exists here. */
+static void warm_start(coll_state_t *cs, const hyt_oracle_t *o)
+{
+    for (int i = 0; o && i < o->n; i++) {
+        const hyt_oracle_row_t *r = &o->rows[i];
+        if (strcmp(r->coll, hyt_coll_name((hyt_coll_t)cs->c)))
+            continue;
+        for (int q = 0; q < cs->ncand; q++)
+            if (!strcmp(cs->cands[q].alg->name, r->alg) && cs->cands[q].k == r->k) {
+                hyt_al_point_t p = {r->nodes, r->ppn, r->bytes, cs->cands[q].cat, r->k};
+                hyt_al_add(cs->al, &p, &r->us, 1);
+            }
+    }
+}
+
+/* Rank 0's loop for one collective; other ranks follow in run_round. */
+static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs, bufs_t *b,
+                          double deadline, FILE *dump)
+{
+    hyt_al_point_t pts[1024];
+    round_pt_t rp[1024];
+    int round_end[1024];
+    double us[1024], cost[1024];
+    double t0 = PMPI_Wtime();
+    int max = 2 * t->batch; /* the initial random points come in one batch */
+    if (max > 1024)
+        max = 1024;
+    for (;;) {
+        int n = PMPI_Wtime() < deadline ? hyt_al_next(cs->al, pts, max) : 0;
+        if (n == 0)
+            break;
+        int nr = plan_rounds(j, pts, n, rp, round_end), done = 0;
+        for (int r = 0; r < nr; r++) {
+            int m = round_end[r] - done;
+            run_round(j, cs->cands, cs->ncand, rp + done, m, t->point_budget, b, us + done, cost + done);
+            done = round_end[r];
+        }
+        for (int i = 0; i < n; i++)
+            pts[i] = rp[i].pt; /* same order as planned */
+        dump_batch(dump, cs, pts, us, n);
+        int rc = hyt_al_update(cs->al, pts, us, cost, n);
+        progress(cs, t0, deadline);
+        if (rc < 0 || (rc == 1 && !t->exhaustive))
+            break;
+    }
+    int zero = 0;
+    PMPI_Bcast(&zero, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return 0;
+}
+
+static void tune_coll_follow(const job_t *j, coll_state_t *cs, double budget, bufs_t *b)
+{
+    round_pt_t rp[1024];
+    while (run_round(j, cs->cands, cs->ncand, rp, 0, budget, b, NULL, NULL) > 0)
+        ;
+}
+
+/* Rules of every shape; written by rank 0. */
+static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, int ncs)
+{
+    hyt_tune_coll_t colls[MAX_COLLS];
+    hyt_tune_set_t *sets = calloc((size_t)ncs * 64, sizeof *sets);
+    hyt_tune_rule_t *rules = calloc((size_t)ncs * 64 * MAX_RULES, sizeof *rules);
+    const char **names = calloc((size_t)ncs * 256, sizeof *names);
+    hyt_al_point_t *cp = calloc(256, sizeof *cp);
+    int rc = -1;
+    if (!sets || !rules || !names || !cp)
+        goto out;
+    for (int i = 0; i < ncs; i++) {
+        colls[i].name = hyt_coll_name((hyt_coll_t)cs[i].c);
+        colls[i].sets = sets + i * 64;
+        colls[i].nsets = 0;
+        /* rules use candidate indices as categories: names indexed the same */
+        for (int q = 0; q < cs[i].ncand; q++)
+            names[i * 256 + cs[i].cands[q].cat] = cs[i].cands[q].alg->name;
+        for (int s = 0; s < j->nshapes; s++) {
+            int nodes = j->shapes[s][0], ppn = j->shapes[s][1], nc = 0;
+            for (int q = 0; q < cs[i].ncand; q++)
+                if (shape_ok(&cs[i].cands[q], nodes, ppn))
+                    cp[nc++] = (hyt_al_point_t){.alg = cs[i].cands[q].cat, .k = cs[i].cands[q].k};
+            hyt_tune_rule_t *r = rules + ((size_t)i * 64 + (size_t)colls[i].nsets) * MAX_RULES;
+            int nr = hyt_rules_build(hyt_rules_predict_al, cs[i].al, nodes, ppn, cp, nc,
+                                     coll_gran(cs[i].c), t->max_bytes, coll_gran(cs[i].c), r,
+                                     MAX_RULES);
+            if (nr < 1)
+                goto out;
+            sets[i * 64 + colls[i].nsets++] =
+                (hyt_tune_set_t){nodes, ppn, nr, r, names + i * 256};
+        }
+    }
+    char ver[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown";
+    int vlen = 0;
+    MPI_Get_library_version(ver, &vlen);
+    ver[strcspn(ver, "\n")] = 0; /* first line: library and version */
+    char *txt = hyt_table_json(j->nodes, j->ppn, ver, colls, ncs);
+    char err[600];
+    if (!txt) {
+        fprintf(stderr, "hytune tune: out of memory building the table\n");
+        goto out;
+    }
+    rc = hyt_tune_write_atomic(t->out, txt, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "hytune tune: %s\n", err);
+    else
+        fprintf(stderr, "tune: wrote %s\n", t->out);
+    free(txt);
+out:
+    free(sets);
+    free(rules);
+    free(names);
+    free(cp);
+    return rc;
+}
+
+static int setup_coll(const tune_opts_t *t, const job_t *j, coll_state_t *cs, int c)
+{
+    cs->c = c;
+    cs->ncand = make_cands(c, j, cs->cands, 256);
+    cs->ngrid = make_grid(c, j, cs->cands, cs->ncand, t->max_bytes, &cs->grid);
+    if (cs->ngrid < 1)
+        return -1;
+    hyt_al_opts_t ao;
+    al_opts(t, coll_gran(c), &ao);
+    cs->al = hyt_al_new(cs->grid, cs->ngrid, &ao);
+    return cs->al ? 0 : -1;
+}
+
+static int mpi_main(const tune_opts_t *t)
+{
+    int rank = hyt_world_rank;
+    if (!hyt_world_node_of) {
+        if (rank == 0)
+            fprintf(stderr, "hytune tune: the node model is not available (HYTUNE_MODE=off?); "
+                    "run without HYTUNE_MODE=off\n");
+        return 2;
+    }
+    job_t j;
+    if (job_init(&j) != 0)
+        return 2;
+    hyt_oracle_t *ws = NULL;
+    FILE *dump = NULL;
+    char err[512];
+    if (rank == 0 && t->warm_start && !(ws = hyt_oracle_read(t->warm_start, err, sizeof err)))
+        fprintf(stderr, "hytune tune: --warm-start ignored: %s\n", err);
+    if (rank == 0 && t->dump && !(dump = fopen(t->dump, "w")))
+        fprintf(stderr, "hytune tune: --dump %s: cannot create; no dump written\n", t->dump);
+    if (rank == 0)
+        fprintf(stderr, "tune: %d nodes x %d ppn, %d shapes, %s benchmarking, sizes up to "
+                "%llu bytes\n", j.nodes, j.ppn, j.nshapes, j.parallel ? "parallel" : "serial",
+                (unsigned long long)t->max_bytes);
+    coll_state_t *cs = calloc((size_t)t->ncolls, sizeof *cs);
+    bufs_t b = {0};
+    int rc = 0;
+    double start = PMPI_Wtime();
+    for (int i = 0; i < t->ncolls && cs; i++) {
+        if (setup_coll(t, &j, &cs[i], t->colls[i]) != 0) {
+            rc = 2;
+            break;
+        }
+        if (rank == 0) {
+            warm_start(&cs[i], ws);
+            fprintf(stderr, "tune: %s: %d candidates, %d grid points\n",
+                    hyt_coll_name((hyt_coll_t)cs[i].c), cs[i].ncand, cs[i].ngrid);
+            double left = t->timeout - (PMPI_Wtime() - start);
+            tune_coll_root(t, &j, &cs[i], &b, PMPI_Wtime() + left / (t->ncolls - i), dump);
+        } else {
+            tune_coll_follow(&j, &cs[i], t->point_budget, &b);
+        }
+    }
+    if (rank == 0 && rc == 0 && cs && write_table(t, &j, cs, t->ncolls) != 0)
+        rc = 1;
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int i = 0; cs && i < t->ncolls; i++) {
+        hyt_al_free(cs[i].al);
+        free(cs[i].grid);
+    }
+    free(cs);
+    free(b.s);
+    free(b.r);
+    free(j.node_order);
+    free(j.node_pos);
+    hyt_oracle_free(ws);
+    if (dump)
+        fclose(dump);
+    return rc;
+}
 
 int hyt_tune_main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "hytune tune: the allocation-time tuner is not part of this build yet\n");
-    return 2;
+    tune_opts_t t;
+    char err[512];
+    int prc = parse_args(argc, argv, &t, err, sizeof err);
+    if (t.oracle && prc == 0)
+        return oracle_main(&t);
+    MPI_Init(&argc, &argv);
+    int rank = 0, rc;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (prc != 0) { /* every rank parsed the same argv: all stop here */
+        if (rank == 0) {
+            if (prc > 0)
+                usage(stdout);
+            else
+                fprintf(stderr, "hytune tune: %s\n", err);
+        }
+        rc = prc > 0 ? 0 : 2;
+    } else {
+        rc = mpi_main(&t);
+    }
+    MPI_Finalize();
+    return rc;
 }

@@ -1,0 +1,342 @@
+/* Oracle tables and the --oracle simulation (see oracle.h).
+ *
+ * A collective's rows become a dense cube time[shape][log2 size][candidate];
+ * the tuner's measure callback reads it (sizes between powers of two are
+ * interpolated linearly in log-log, as the off-grid points need), so the
+ * whole active-learning loop runs in seconds and its choices can be scored
+ * against the best measured candidate of every (shape, size). */
+#include "offline/oracle.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NAMES 64
+#define MAX_SHAPES 256
+#define MAX_CANDS 1024
+
+hyt_oracle_t *hyt_oracle_read(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "oracle %s: cannot open (%s); give a CSV written by "
+                 "bench/tune_oracle.sh or `hytune tune --dump`", path, strerror(errno));
+        return NULL;
+    }
+    hyt_oracle_t *o = calloc(1, sizeof *o);
+    int cap = 0, line = 0;
+    char buf[512];
+    while (o && fgets(buf, sizeof buf, f)) {
+        line++;
+        if (line == 1 && strncmp(buf, "coll,", 5) == 0)
+            continue;
+        if (buf[0] == '\n' || buf[0] == '#')
+            continue;
+        if (o->n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            hyt_oracle_row_t *r = realloc(o->rows, (size_t)cap * sizeof *r);
+            if (!r) {
+                hyt_oracle_free(o);
+                o = NULL;
+                break;
+            }
+            o->rows = r;
+        }
+        hyt_oracle_row_t *r = &o->rows[o->n];
+        unsigned long long b;
+        if (sscanf(buf, "%31[^,],%d,%d,%llu,%47[^,],%d,%lf", r->coll, &r->nodes, &r->ppn, &b,
+                   r->alg, &r->k, &r->us) != 7 || r->nodes < 1 || r->ppn < 1 || !(r->us > 0)) {
+            snprintf(err, errlen, "oracle %s line %d: expected coll,nodes,ppn,bytes,algorithm,"
+                     "k,time_us with positive numbers; fix or remove the line", path, line);
+            hyt_oracle_free(o);
+            o = NULL;
+            break;
+        }
+        r->bytes = b;
+        o->n++;
+    }
+    fclose(f);
+    if (o && o->n == 0) {
+        snprintf(err, errlen, "oracle %s: no data rows", path);
+        hyt_oracle_free(o);
+        o = NULL;
+    }
+    return o;
+}
+
+void hyt_oracle_free(hyt_oracle_t *o)
+{
+    if (o)
+        free(o->rows);
+    free(o);
+}
+
+void hyt_oracle_write_row(FILE *f, const char *coll, int nodes, int ppn, uint64_t bytes,
+                          const char *alg, int k, double us)
+{
+    if (ftell(f) == 0)
+        fprintf(f, "coll,nodes,ppn,bytes,algorithm,k,time_us\n");
+    fprintf(f, "%s,%d,%d,%llu,%s,%d,%.4f\n", coll, nodes, ppn, (unsigned long long)bytes, alg, k,
+            us);
+}
+
+/* ---- one collective's cube ---- */
+typedef struct view {
+    const char *names[MAX_NAMES];
+    int nnames;
+    hyt_al_point_t cand[MAX_CANDS]; /* alg, k */
+    int ncand;
+    int shape[MAX_SHAPES][2];
+    int nshape;
+    double *t; /* [shape][64][cand], NAN if missing */
+    double exhaustive_s;
+} view_t;
+
+static double *cell(view_t *v, int s, int lg, int c)
+{
+    return &v->t[((size_t)s * 64 + (size_t)lg) * (size_t)v->ncand + (size_t)c];
+}
+
+static int find_shape(const view_t *v, int nodes, int ppn)
+{
+    for (int s = 0; s < v->nshape; s++)
+        if (v->shape[s][0] == nodes && v->shape[s][1] == ppn)
+            return s;
+    return -1;
+}
+
+static int find_cand(const view_t *v, int alg, int k)
+{
+    for (int c = 0; c < v->ncand; c++)
+        if (v->cand[c].alg == alg && v->cand[c].k == k)
+            return c;
+    return -1;
+}
+
+static int name_id(view_t *v, const char *name)
+{
+    for (int i = 0; i < v->nnames; i++)
+        if (strcmp(v->names[i], name) == 0)
+            return i;
+    if (v->nnames == MAX_NAMES)
+        return -1;
+    v->names[v->nnames] = name;
+    return v->nnames++;
+}
+
+static int lg2(uint64_t b)
+{
+    return 63 - __builtin_clzll(b);
+}
+
+static int build_view(const hyt_oracle_t *o, const char *coll, view_t *v)
+{
+    memset(v, 0, sizeof *v);
+    for (int i = 0; i < o->n; i++) {
+        const hyt_oracle_row_t *r = &o->rows[i];
+        if (strcmp(r->coll, coll) != 0 || !r->bytes || (r->bytes & (r->bytes - 1)))
+            continue;
+        int a = name_id(v, r->alg);
+        if (a < 0)
+            return -1;
+        if (find_cand(v, a, r->k) < 0) {
+            if (v->ncand == MAX_CANDS)
+                return -1;
+            v->cand[v->ncand++] = (hyt_al_point_t){.alg = a, .k = r->k};
+        }
+        if (find_shape(v, r->nodes, r->ppn) < 0) {
+            if (v->nshape == MAX_SHAPES)
+                return -1;
+            v->shape[v->nshape][0] = r->nodes;
+            v->shape[v->nshape++][1] = r->ppn;
+        }
+    }
+    if (v->ncand == 0)
+        return -1;
+    size_t n = (size_t)v->nshape * 64 * (size_t)v->ncand;
+    v->t = malloc(n * sizeof *v->t);
+    if (!v->t)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        v->t[i] = NAN;
+    for (int i = 0; i < o->n; i++) {
+        const hyt_oracle_row_t *r = &o->rows[i];
+        if (strcmp(r->coll, coll) != 0 || !r->bytes || (r->bytes & (r->bytes - 1)))
+            continue;
+        int c = find_cand(v, name_id(v, r->alg), r->k);
+        *cell(v, find_shape(v, r->nodes, r->ppn), lg2(r->bytes), c) = r->us;
+        v->exhaustive_s += r->us * 1e-6 * HYT_ORACLE_CALLS;
+    }
+    return 0;
+}
+
+/* Time of any size: exact at powers of two, log-log interpolation between. */
+static double lookup(view_t *v, const hyt_al_point_t *p)
+{
+    int s = find_shape(v, p->nodes, p->ppn), c = find_cand(v, p->alg, p->k);
+    if (s < 0 || c < 0)
+        return NAN;
+    int lo = lg2(p->bytes);
+    double tlo = *cell(v, s, lo, c);
+    if ((p->bytes & (p->bytes - 1)) == 0 || lo == 63)
+        return tlo;
+    double thi = *cell(v, s, lo + 1, c);
+    if (isnan(thi))
+        return tlo;
+    if (isnan(tlo))
+        return thi;
+    double w = log2((double)p->bytes) - lo;
+    return exp((1 - w) * log(tlo) + w * log(thi));
+}
+
+static int measure(void *ctx, const hyt_al_point_t *pts, int n, double *us, double *cost)
+{
+    view_t *v = ctx;
+    for (int i = 0; i < n; i++) {
+        double t = lookup(v, &pts[i]);
+        us[i] = isnan(t) ? 1e9 : t;
+        cost[i] = isnan(t) ? 0 : t * 1e-6 * HYT_ORACLE_CALLS;
+    }
+    return 0;
+}
+
+/* Grid: every measured power-of-two point, ordered by shape, size, candidate. */
+static int make_grid(view_t *v, hyt_al_point_t **out)
+{
+    hyt_al_point_t *g = malloc((size_t)v->nshape * 64 * (size_t)v->ncand * sizeof *g);
+    int n = 0;
+    for (int s = 0; g && s < v->nshape; s++)
+        for (int lg = 0; lg < 64; lg++)
+            for (int c = 0; c < v->ncand; c++)
+                if (!isnan(*cell(v, s, lg, c))) {
+                    g[n] = v->cand[c];
+                    g[n].nodes = v->shape[s][0];
+                    g[n].ppn = v->shape[s][1];
+                    g[n++].bytes = 1ull << lg;
+                }
+    *out = g;
+    return g ? n : -1;
+}
+
+typedef struct metrics {
+    double r2, slowdown, accuracy, mistakes;
+} metrics_t;
+
+/* FACT metrics of the model over the grid (grouped by shape and size). */
+static void score(view_t *v, const hyt_al_t *al, const hyt_al_point_t *g, int ng, double *pred,
+                  metrics_t *m)
+{
+    hyt_al_predict(al, g, ng, pred);
+    double mean = 0, sst = 0, sse = 0;
+    for (int i = 0; i < ng; i++)
+        mean += log(lookup(v, &g[i])) / ng;
+    int cases = 0, right = 0, bad = 0;
+    double slow = 0;
+    for (int i = 0; i < ng;) {
+        int j = i, pick = i, best = i;
+        for (; j < ng && g[j].nodes == g[i].nodes && g[j].ppn == g[i].ppn &&
+               g[j].bytes == g[i].bytes;
+             j++) {
+            double t = lookup(v, &g[j]), lt = log(t), lp = log(pred[j]);
+            sse += (lt - lp) * (lt - lp);
+            sst += (lt - mean) * (lt - mean);
+            if (pred[j] < pred[pick])
+                pick = j;
+            if (t < lookup(v, &g[best]))
+                best = j;
+        }
+        double s = lookup(v, &g[pick]) / lookup(v, &g[best]);
+        slow += s;
+        right += s <= 1.0;
+        bad += s > 1.1;
+        cases++;
+        i = j;
+    }
+    m->r2 = sst > 0 ? 1 - sse / sst : 1;
+    m->slowdown = slow / cases;
+    m->accuracy = (double)right / cases;
+    m->mistakes = (double)bad / cases;
+}
+
+static void print_iter(FILE *out, const char *mode, const char *coll, const hyt_al_t *al,
+                       const metrics_t *m, double exhaustive)
+{
+    hyt_al_status_t st;
+    hyt_al_status(al, &st);
+    fprintf(out, "%-6s %-10s %4d %6d %10.4f %7.2f%% %8.4f %7.4f %8.4f %7.4f %7.4f\n", mode, coll,
+            st.iterations, st.points, st.cost_s, 100 * st.cost_s / exhaustive, st.cumvar_rel,
+            m->r2, m->slowdown, m->accuracy, m->mistakes);
+}
+
+/* Run one loop; stop at convergence (tuner) or once cost reaches budget. */
+static int run(view_t *v, const char *coll, const hyt_al_opts_t *opts, const char *mode,
+               const hyt_al_point_t *g, int ng, double *pred, double budget, FILE *out,
+               metrics_t *last, hyt_al_status_t *st)
+{
+    hyt_al_t *al = hyt_al_new(g, ng, opts);
+    if (!al)
+        return -1;
+    int rc = 0;
+    for (;;) {
+        rc = hyt_al_step(al, measure, v);
+        if (rc < 0 || rc == 2)
+            break;
+        hyt_al_status(al, st);
+        if (st->points >= 2) {
+            score(v, al, g, ng, pred, last);
+            print_iter(out, mode, coll, al, last, v->exhaustive_s);
+        }
+        if ((!opts->random && rc == 1) || st->cost_s >= budget)
+            break;
+    }
+    hyt_al_status(al, st);
+    hyt_al_free(al);
+    return rc < 0 ? -1 : 0;
+}
+
+int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_opts_t *opts,
+                        double max_cost_s, FILE *out)
+{
+    view_t *v = malloc(sizeof *v);
+    hyt_al_point_t *g = NULL;
+    double *pred = NULL;
+    int rc = -1;
+    if (!v || build_view(o, coll, v) != 0) {
+        fprintf(stderr, "hytune tune: the oracle has no power-of-two rows for %s (or more than "
+                "%d algorithms / %d candidates / %d shapes)\n", coll, MAX_NAMES, MAX_CANDS,
+                MAX_SHAPES);
+        free(v);
+        return -1;
+    }
+    int ng = make_grid(v, &g);
+    pred = malloc((size_t)(ng > 0 ? ng : 1) * sizeof *pred);
+    if (ng < 2 || !pred)
+        goto out;
+    fprintf(out, "# %s: %d shapes, %d candidates, %d grid points, exhaustive benchmark %.3f s "
+            "(%d calls per point)\n", coll, v->nshape, v->ncand, ng, v->exhaustive_s,
+            HYT_ORACLE_CALLS);
+    fprintf(out, "# mode   coll       iter points     cost_s   cost%%   cumvar      R2 slowdown "
+            "accuracy mistakes\n");
+    metrics_t mt = {0}, mr = {0};
+    hyt_al_status_t st, sr;
+    double budget = max_cost_s > 0 ? max_cost_s : 1e300;
+    if (run(v, coll, opts, "tuner", g, ng, pred, budget, out, &mt, &st) != 0)
+        goto out;
+    hyt_al_opts_t ro = *opts;
+    ro.random = 1;
+    if (run(v, coll, &ro, "random", g, ng, pred, st.cost_s, out, &mr, &sr) != 0)
+        goto out;
+    fprintf(out, "summary %s: tuner %d points %.3f s (%.1f%% of exhaustive) slowdown %.4f "
+            "mistakes %.1f%% R2 %.3f | random %d points %.3f s slowdown %.4f mistakes %.1f%% "
+            "R2 %.3f\n", coll, st.points, st.cost_s, 100 * st.cost_s / v->exhaustive_s,
+            mt.slowdown, 100 * mt.mistakes, mt.r2, sr.points, sr.cost_s, mr.slowdown,
+            100 * mr.mistakes, mr.r2);
+    rc = 0;
+out:
+    free(g);
+    free(pred);
+    free(v->t);
+    free(v);
+    return rc;
+}

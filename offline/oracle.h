@@ -1,0 +1,47 @@
+/* Exhaustive measurement tables (offline/oracle.c): the --oracle simulation
+ * mode and --warm-start.  CSV with a header line naming the columns
+ *   coll,nodes,ppn,bytes,algorithm,k,time_us
+ * one row per measured point (k = 0 for algorithms without a radix; time_us
+ * the benchmark's answer, median of the per-repetition maximum over ranks).
+ * `hytune tune --dump FILE` and bench/tune_oracle.sh write this format. */
+#ifndef HYT_ORACLE_H
+#define HYT_ORACLE_H
+
+#include "offline/active.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Benchmark cost model of one point in simulation: warm-up plus repetitions
+ * of the collective (the harness's defaults). */
+#define HYT_ORACLE_CALLS 12
+
+typedef struct hyt_oracle_row {
+    char coll[32];
+    char alg[48];
+    int nodes, ppn, k;
+    uint64_t bytes;
+    double us;
+} hyt_oracle_row_t;
+
+typedef struct hyt_oracle {
+    hyt_oracle_row_t *rows;
+    int n;
+} hyt_oracle_t;
+
+/* Read a CSV; NULL with a message naming the file, line and fix in err. */
+hyt_oracle_t *hyt_oracle_read(const char *path, char *err, size_t errlen);
+void hyt_oracle_free(hyt_oracle_t *o);
+/* Append one row to an open CSV (header written when the file is empty). */
+void hyt_oracle_write_row(FILE *f, const char *coll, int nodes, int ppn, uint64_t bytes,
+                          const char *alg, int k, double us);
+
+/* Run the tuner's loop on the oracle's data for collective coll and print
+ * per iteration the FACT metrics (R^2, average slowdown vs the oracle's
+ * best, accuracy, significant-mistake share, cumulative benchmark seconds)
+ * for active learning and for random sampling at the same number of points.
+ * Returns 0, or -1 (message on stderr). */
+int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_opts_t *opts,
+                        double max_cost_s, FILE *out);
+
+#endif
