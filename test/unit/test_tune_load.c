@@ -1,0 +1,36 @@
+/* Check a table written by `hytune tune`: hyt_table_load accepts it, and
+ * every named collective has rule sets with numerically increasing
+ * thresholds and a last unbounded rule.  Usage: test_tune_load FILE COLL... */
+#include "src/hyt.h"
+#include "test/check.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s TABLE COLLECTIVE...\n", argv[0]);
+        return 2;
+    }
+    char err[1024];
+    hyt_table_t *t = hyt_table_load(argv[1], err, sizeof err);
+    CHECK(t != NULL, "%s", err);
+    for (int i = 2; t && i < argc; i++) {
+        int c = hyt_coll_from_name(argv[i]);
+        CHECK(c >= 0 && t->nsets[c] > 0, "no rule sets for %s", argv[i]);
+        for (int s = 0; c >= 0 && s < t->nsets[c]; s++) {
+            const hyt_rule_set_t *rs = &t->sets[c][s];
+            for (int r = 1; r < rs->nrules; r++)
+                CHECK(rs->rules[r].bytes_max > rs->rules[r - 1].bytes_max, "%s set %d rule %d",
+                      argv[i], s, r);
+            CHECK(rs->rules[rs->nrules - 1].bytes_max == UINT64_MAX, "%s set %d last rule bounded",
+                  argv[i], s);
+        }
+        /* the whole job's shape must be covered */
+        CHECK(c >= 0 && hyt_table_match(t, (hyt_coll_t)c, t->platform_nodes, t->platform_ppn),
+              "%s: no set for the job's own shape", argv[i]);
+    }
+    hyt_table_free(t);
+    return check_done("test_tune_load");
+}
