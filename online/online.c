@@ -8,8 +8,9 @@
  *           probe_calls calls before the key turns hot (HYTUNE_HOT_CALLS) are
  *           timed: they measure the start radix for free.
  *   PROBE   windows of probe_calls calls per radix; at the end of a window
- *           the agreement step makes the time global (median of the window
- *           on each rank, one MPI_MAX allreduce on the private duplicate) and
+ *           the agreement step makes the time global (one MPI_MAX allreduce
+ *           of the window's times on the private duplicate: per call the
+ *           slowest rank; the median over the calls) and
  *           the pure state machine of online/probe.c picks the next radix.
  *           Every rank is in the same call of the same key at the same count
  *           (collectives are ordered), so every rank allreduces together and
@@ -61,7 +62,8 @@ struct hyt_online_key {
     int drift_checks, reprobes;
     hyt_probe_t probe;
     int window, nsamples, pending, misses;
-    double *samples;
+    double *samples;        /* this rank's times of the window's calls */
+    double *global;         /* their maxima over the ranks */
     /* overhead of the current probing segment: windows after its start one */
     double seg_sum_t;
     int seg_windows;
@@ -113,7 +115,7 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
 {
     struct hyt_online_key *o = calloc(1, sizeof *o);
     int window = hyt_cfg.probe_calls > 0 ? (int)hyt_cfg.probe_calls : 1;
-    double *samples = malloc((size_t)window * sizeof *samples);
+    double *samples = malloc(2 * (size_t)window * sizeof *samples);
     if (!o || !samples) {
         free(o);
         free(samples);
@@ -121,6 +123,7 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
     }
     o->alg = alg;
     o->samples = samples;
+    o->global = samples + window;
     o->window = window;
     o->k_min = alg->k_min;
     o->k_max = hyt_alg_k_max(alg, ctx->size);
@@ -192,18 +195,21 @@ int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
     return 1;
 }
 
-/* The agreement step: this rank's median of the window, made global as the
- * maximum over the ranks (the collective takes as long as its slowest rank). */
-static double agree(hyt_comm_t *ctx, double *samples, int n)
+/* The agreement step: the per-call maximum over the ranks of the window
+ * (one MPI_MAX allreduce of the window vector on the private duplicate),
+ * then the median over the calls: the same value on every rank. */
+static double agree(hyt_comm_t *ctx, struct hyt_online_key *o)
 {
-    double local = hyt_probe_median(samples, n), global = local;
-    if (ctx->size > 1 &&
-        PMPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, hyt_comm_priv(ctx)) != MPI_SUCCESS) {
+    int n = o->nsamples;
+    if (ctx->size > 1 && PMPI_Allreduce(o->samples, o->global, n, MPI_DOUBLE, MPI_MAX,
+                                        hyt_comm_priv(ctx)) == MPI_SUCCESS)
+        return hyt_probe_median(o->global, n);
+    if (ctx->size > 1) {
         static int once;
         hyt_log_once(&once, HYT_LOG_WARN, HYT_TOPIC_ONLINE,
                      "agreement allreduce failed; probing decisions may stall");
     }
-    return global;
+    return hyt_probe_median(o->samples, n);
 }
 
 static void add_point(struct hyt_online_key *o, int k, point_kind_t kind, double t)
@@ -274,7 +280,7 @@ void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
     o->samples[o->nsamples++] = seconds;
     if (o->nsamples < o->window)
         return;
-    double t = agree(ctx, o->samples, o->nsamples);
+    double t = agree(ctx, o);
     o->nsamples = 0;
     if (o->state == ST_DRIFT)
         drift_window(o, t);

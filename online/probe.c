@@ -195,13 +195,15 @@ double hyt_probe_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double hyt_probe_global(const double *local_medians, int nranks)
+double hyt_probe_global(const double *local, int nranks, int n, double *work)
 {
-    double m = nranks > 0 ? local_medians[0] : 0;
-    for (int i = 1; i < nranks; i++)
-        if (local_medians[i] > m)
-            m = local_medians[i];
-    return m;
+    for (int i = 0; i < n; i++) {
+        work[i] = nranks > 0 ? local[i] : 0;
+        for (int r = 1; r < nranks; r++)
+            if (local[r * n + i] > work[i])
+                work[i] = local[r * n + i];
+    }
+    return hyt_probe_median(work, n);
 }
 
 int hyt_probe_drifted(double settled_t, double now_t, double factor)

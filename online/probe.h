@@ -42,11 +42,15 @@ static inline int hyt_probe_settled(const hyt_probe_t *p)
 }
 /* Median of n values (sorts v in place); 0 for n == 0. */
 double hyt_probe_median(double *v, int n);
-/* The agreement step's combining rule: the collective's time is that of its
- * slowest rank, so the global window time is the maximum of the ranks'
- * local medians.  This is what the MPI_MAX allreduce computes; exposed as a
- * pure function so tests can simulate many ranks. */
-double hyt_probe_global(const double *local_medians, int nranks);
+/* The agreement step's combining rule.  A call takes as long as its slowest
+ * rank, and which rank is slowest changes from call to call (the root of a
+ * Reduce rotates, arrival skew moves), so the window's global time is the
+ * median over its calls of the maximum over the ranks:
+ *   local[r * n + i] = rank r's time of call i of the window.
+ * online.c computes the per-call maxima with one MPI_MAX allreduce of the
+ * window vector, then takes the median; this pure form lets tests simulate
+ * many ranks.  work holds n doubles. */
+double hyt_probe_global(const double *local, int nranks, int n, double *work);
 /* Has a settled key drifted: window time now_t clearly above settled_t? */
 int hyt_probe_drifted(double settled_t, double now_t, double factor);
 

@@ -242,8 +242,9 @@ static void helpers(void)
     CHECK(hyt_probe_median(v, 3) == 3, "median of 3");
     double w[] = {4, 1, 3, 2};
     CHECK(hyt_probe_median(w, 4) == 2.5, "median of 4");
-    double g[] = {1.0, 3.5, 2.0};
-    CHECK(hyt_probe_global(g, 3) == 3.5, "global is the max");
+    /* 3 ranks x 3 calls: per-call maxima 4, 9, 2 -> median 4 */
+    double g[] = {1.0, 9.0, 2.0, 4.0, 0.5, 1.0, 3.0, 0.1, 0.2}, work[3];
+    CHECK(hyt_probe_global(g, 3, 3, work) == 4.0, "global: median of per-call maxima");
     CHECK(hyt_probe_drifted(1.0, 1.3, 1.25) && !hyt_probe_drifted(1.0, 1.2, 1.25), "drift");
     hyt_probe_t p;
     hyt_probe_start(&p, 999, 2, 16, MIN_GAIN, MAX_WINDOWS);
