@@ -54,6 +54,32 @@ static inline int hyt_kr_waitall(int n, MPI_Request *req)
 #endif
 }
 /* ---- classic baselines (Rabenseifner, Bruck, pairwise, recursive halving) ---- */
+int hyt_allreduce_rabenseifner(const hyt_args_t *a, int k);
+int hyt_reduce_rabenseifner(const hyt_args_t *a, int k);
+int hyt_allgather_kbruck(const hyt_args_t *a, int k);
+int hyt_alltoall_kbruck(const hyt_args_t *a, int k);
+int hyt_alltoall_pairwise(const hyt_args_t *a, int k);
+int hyt_reduce_scatter_block_rechalving(const hyt_args_t *a, int k);
+int hyt_reduce_scatter_block_pairwise(const hyt_args_t *a, int k);
+/* Recursive-halving engine of the Rabenseifner kernels
+ * (algorithms/allreduce/rabenseifner.c): p' = 2^steps new ranks, each
+ * owning one of p' chunks of count elements at the end of the halving. */
+typedef struct hyt_rab {
+    int p, rank, pof2, rem, newrank, steps;
+    int lo[32], hi[32];   /* chunk range before halving step s */
+    int mylo, myhi;
+    char *acc, *tmp;      /* accumulator and receive area (same layout) */
+    int count;
+    MPI_Datatype type;
+    MPI_Aint ext;
+    MPI_Op op;
+    MPI_Comm comm;
+} hyt_rab_t;
+void hyt_rab_init(hyt_rab_t *rb, const hyt_args_t *a, char *acc, char *tmp);
+int hyt_rab_real(const hyt_rab_t *rb, int newrank);
+int hyt_rab_fold(hyt_rab_t *rb);
+int hyt_rab_reduce_scatter(hyt_rab_t *rb);
+int hyt_rab_gather(hyt_rab_t *rb, int newroot);
 /* ---- node-aware compositions ---- */
 int hyt_allreduce_composition(const hyt_args_t *a, int k);
 int hyt_bcast_composition(const hyt_args_t *a, int k);

@@ -26,6 +26,24 @@ const hyt_alg_t hyt_algs[] = {
      .k_max = HYT_K_P, .flags = HYT_ALG_NEEDS_COMMUTATIVE, .desc = "k-ring reduce-scatter "
      "then k-ring allgather (k=1: ring)"},
     /* ---- classic baselines (Rabenseifner, Bruck, pairwise, recursive halving) ---- */
+    {.name = "rabenseifner", .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_rabenseifner,
+     .desc = "recursive-halving reduce-scatter + recursive-doubling allgather (rank order)"},
+    {.name = "rabenseifner", .coll = HYT_COLL_REDUCE, .fn = hyt_reduce_rabenseifner,
+     .desc = "recursive-halving reduce-scatter + binomial gather to the root (rank order)"},
+    {.name = "kbruck", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_kbruck, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "k-port Bruck: ceil(log_k p) rounds of k-1 messages (k=2: "
+     "Bruck)"},
+    {.name = "kbruck", .coll = HYT_COLL_ALLTOALL, .fn = hyt_alltoall_kbruck, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "k-port Bruck: one round per base-k digit, k-1 packed "
+     "messages each (k=2: Bruck)"},
+    {.name = "pairwise", .coll = HYT_COLL_ALLTOALL, .fn = hyt_alltoall_pairwise,
+     .desc = "p-1 pairwise exchange steps (send to rank+i, receive from rank-i)"},
+    {.name = "rechalving", .coll = HYT_COLL_REDUCE_SCATTER_BLOCK,
+     .fn = hyt_reduce_scatter_block_rechalving, .flags = HYT_ALG_NEEDS_COMMUTATIVE,
+     .desc = "recursive halving, non-power-of-two ranks folded in pairs"},
+    {.name = "pairwise", .coll = HYT_COLL_REDUCE_SCATTER_BLOCK,
+     .fn = hyt_reduce_scatter_block_pairwise, .flags = HYT_ALG_NEEDS_COMMUTATIVE,
+     .desc = "p-1 pairwise exchange steps, each folding one contribution"},
     /* ---- node-aware compositions ---- */
     /* k of a composition is the radix of the k-nomial kernel of its
      * inter-node step (k = 0, reachable only through hyt_run_alg: the MPI

@@ -1,0 +1,73 @@
+/* k-port Bruck Allgather (k >= 2; k = 2 is Bruck's algorithm).
+ *
+ * Algorithm: blocks are kept in a rotated buffer where position j holds the
+ * block of rank (rank + j) mod p, so every rank starts with its own block
+ * at position 0.  In the round of distance d = 1, k, k^2, ... (< p) a rank
+ * holding positions [0, d) receives, for i = 1..k-1, the first
+ * min(d, p - i*d) positions of rank + i*d into positions [i*d, ...), and
+ * sends the same from its own positions to rank - i*d.  After
+ * ceil(log_k p) rounds all p positions are filled; a final rotation puts
+ * them in rank order.
+ * Cost: ceil(log_k p) rounds of k-1 concurrent messages, (p-1) blocks
+ * received per rank, for any p (no power-of-k restriction).  Larger k cuts
+ * rounds (latency) when the network takes k-1 messages at once; k >= p is
+ * one round of direct exchanges. */
+#include "algorithms/algorithms.h"
+#include "algorithms/pattern.h"
+
+static int bruck_rounds(const hyt_args_t *a, int k, char *tmp, MPI_Aint bext, MPI_Comm comm,
+                        MPI_Request *req)
+{
+    int p = a->ctx->size, r = a->ctx->rank;
+    for (long d = 1; d < p; d *= k) {
+        int nreq = 0, rc = MPI_SUCCESS;
+        for (int i = 1; i < k && i * d < p && rc == MPI_SUCCESS; i++) {
+            long off = i * d, n = d < p - off ? d : p - off;
+            int cnt = (int)n * a->count;
+            rc = PMPI_Irecv(tmp + off * bext, cnt, a->type, (int)((r + off) % p), HYT_PAT_TAG,
+                            comm, &req[nreq++]);
+            if (rc == MPI_SUCCESS)
+                rc = PMPI_Isend(tmp, cnt, a->type, (int)((r - off + p) % p), HYT_PAT_TAG, comm,
+                                &req[nreq++]);
+        }
+        int rc2 = hyt_kr_waitall(nreq, req);
+        if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS)
+            return rc != MPI_SUCCESS ? rc : rc2;
+    }
+    return MPI_SUCCESS;
+}
+
+int hyt_allgather_kbruck(const hyt_args_t *a, int k)
+{
+    int p = a->ctx->size, r = a->ctx->rank, rc;
+    MPI_Aint lb, ext, tlb;
+    PMPI_Type_get_extent(a->type, &lb, &ext);
+    MPI_Aint bext = ext * a->count; /* one rank's block */
+    char *mine = (char *)a->rbuf + r * bext;
+    if (p == 1 || a->count == 0)
+        return a->sbuf == MPI_IN_PLACE
+                   ? MPI_SUCCESS
+                   : hyt_pat_copy(a->sbuf, a->scount, a->stype, mine, a->count, a->type);
+    if (k < 2)
+        k = 2;
+    if (k > p)
+        k = p;
+    char *tmp = hyt_scratch(a->ctx, hyt_pat_span(p * a->count, a->type, &tlb));
+    MPI_Request *req = hyt_pat_reqs(a->ctx, 2 * (k - 1));
+    if (!tmp || !req)
+        return MPI_ERR_NO_MEM;
+    tmp -= tlb;
+    if (a->sbuf == MPI_IN_PLACE)
+        rc = hyt_pat_copy(mine, a->count, a->type, tmp, a->count, a->type);
+    else
+        rc = hyt_pat_copy(a->sbuf, a->scount, a->stype, tmp, a->count, a->type);
+    if (rc == MPI_SUCCESS)
+        rc = bruck_rounds(a, k, tmp, bext, hyt_comm_priv(a->ctx), req);
+    /* position j holds rank r + j: two contiguous copies undo the rotation */
+    if (rc == MPI_SUCCESS)
+        rc = hyt_pat_copy(tmp, (p - r) * a->count, a->type, mine, (p - r) * a->count, a->type);
+    if (rc == MPI_SUCCESS && r > 0)
+        rc = hyt_pat_copy(tmp + (p - r) * bext, r * a->count, a->type, a->rbuf, r * a->count,
+                          a->type);
+    return rc;
+}
