@@ -308,6 +308,22 @@ int hyt_online_key_settled(const hyt_key_t *key, int *k)
     return 1;
 }
 
+int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
+{
+    const struct hyt_online_key *o = key->online;
+    if (!o)
+        return -1;
+    info->start_k = o->k_start;
+    info->settled_k = o->settled_call ? o->settled_k : 0;
+    info->settled_us = o->settled_call ? o->settled_t * 1e6 : 0;
+    info->settled_call = (long long)o->settled_call;
+    info->calls_after_hot = o->settled_call ? (long long)o->settled_call - hyt_cfg.hot_calls : 0;
+    info->probing_calls = (long long)o->probing_calls;
+    info->overhead_us = o->overhead * 1e6;
+    info->reprobes = o->reprobes;
+    return 0;
+}
+
 /* Calls from the key turning hot to its first settle (negative: settled
  * before turning hot, as a warm start or tiny HYTUNE_HOT_CALLS can). */
 static long long calls_after_hot(const struct hyt_online_key *o)

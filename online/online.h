@@ -20,6 +20,19 @@ void hyt_online_key_free(hyt_key_t *key);
 /* For tests and tools: 1 if the key is settled (its radix in *k), 0 if it is
  * counting, probing or checking drift, -1 if online tuning never took it. */
 int hyt_online_key_settled(const hyt_key_t *key, int *k);
+
+/* A key's probing record in numbers (for benchmarks and tools). */
+typedef struct hyt_online_info {
+    int start_k, settled_k;     /* settled_k 0: never settled */
+    double settled_us;          /* global window time at the settled k */
+    long long settled_call;     /* call of the first settle (0: never) */
+    long long calls_after_hot;  /* settled_call - HYTUNE_HOT_CALLS */
+    long long probing_calls;    /* calls timed for probing and drift checks */
+    double overhead_us;         /* sum over probe calls of (time - settled time) */
+    int reprobes;
+} hyt_online_info_t;
+/* 0 and *info filled, or -1 if online tuning never took the key. */
+int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info);
 /* Stats dump: append the key's online state (start k, probe sequence,
  * settled k, probing cost, re-probes) to the human report / JSON object. */
 void hyt_online_key_report(const hyt_key_t *key, FILE *out);

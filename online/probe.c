@@ -5,6 +5,10 @@
  *   1. measures the start k (table, prior or warm start),
  *   2. UP:   doubles k while each step is faster by more than min_gain,
  *   3. DOWN: if the very first doubling did not help, halves k instead,
+ *      In both directions a step that lost only mildly (by more than
+ *      min_gain, less than BUMP) is looked past once: real radix curves
+ *      have bumps where the number of rounds changes (k=4 can lose to k=2
+ *      while k=8 wins), which pure local search would stop at.
  *   4. REFINE: the best k now sits in a bracket (lo, hi) of radixes known not
  *      to beat it; it steps from the best k by half the distance to one end
  *      (the end whose time is lower, where the optimum more likely is), and
@@ -23,6 +27,8 @@
 
 /* Refine a side only if its gap holds a radix at least best_k/RES away. */
 #define REFINE_RES 4
+/* A losing step within this relative excess is a bump worth looking past. */
+#define BUMP 0.15
 
 static void settle(hyt_probe_t *p)
 {
@@ -47,6 +53,9 @@ void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_ga
     p->lo_k = k_min - 1;
     p->hi_k = k_max + 1;
     p->lo_t = p->hi_t = HUGE_VAL;
+    p->look = 0;
+    p->bump_k = 0;
+    p->bump_t = HUGE_VAL;
 }
 
 static int beats_best(const hyt_probe_t *p, double t)
@@ -57,6 +66,12 @@ static int beats_best(const hyt_probe_t *p, double t)
 static int near_best(const hyt_probe_t *p, double t)
 {
     return t <= p->best_t * (1.0 + p->min_gain);
+}
+
+/* Lost, but by less than BUMP and more than the noise guard. */
+static int mild_loss(const hyt_probe_t *p, double t)
+{
+    return !near_best(p, t) && t <= p->best_t * (1.0 + BUMP);
 }
 
 static int side_open(const hyt_probe_t *p, int gap)
@@ -108,15 +123,25 @@ static void up_next(hyt_probe_t *p)
 static void feed_up(hyt_probe_t *p, int k, double t)
 {
     if (beats_best(p, t)) {
-        p->lo_k = p->best_k;
-        p->lo_t = p->best_t;
+        /* the nearest radix below the new best known not to beat it */
+        p->lo_k = p->look ? p->bump_k : p->best_k;
+        p->lo_t = p->look ? p->bump_t : p->best_t;
+        p->look = 0;
         p->best_k = k;
         p->best_t = t;
         up_next(p);
         return;
     }
-    p->hi_k = k;
-    p->hi_t = t;
+    if (!p->look && mild_loss(p, t) && k < p->k_max) {
+        p->look = 1;
+        p->bump_k = k;
+        p->bump_t = t;
+        p->k_next = 2L * k > p->k_max ? p->k_max : 2 * k;
+        return;
+    }
+    p->hi_k = p->look ? p->bump_k : k;
+    p->hi_t = p->look ? p->bump_t : t;
+    p->look = 0;
     if (p->lo_k >= p->k_min) /* we did climb: (lo, hi) brackets the best */
         refine_next(p);
     else
@@ -126,15 +151,24 @@ static void feed_up(hyt_probe_t *p, int k, double t)
 static void feed_down(hyt_probe_t *p, int k, double t)
 {
     if (beats_best(p, t)) {
-        p->hi_k = p->best_k;
-        p->hi_t = p->best_t;
+        p->hi_k = p->look ? p->bump_k : p->best_k;
+        p->hi_t = p->look ? p->bump_t : p->best_t;
+        p->look = 0;
         p->best_k = k;
         p->best_t = t;
         down_start(p);
         return;
     }
-    p->lo_k = k;
-    p->lo_t = t;
+    if (!p->look && mild_loss(p, t) && k > p->k_min) {
+        p->look = 1;
+        p->bump_k = k;
+        p->bump_t = t;
+        p->k_next = k / 2 < p->k_min ? p->k_min : k / 2;
+        return;
+    }
+    p->lo_k = p->look ? p->bump_k : k;
+    p->lo_t = p->look ? p->bump_t : t;
+    p->look = 0;
     refine_next(p);
 }
 

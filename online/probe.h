@@ -27,6 +27,10 @@ typedef struct hyt_probe {
      * known not to beat it, or k_min-1 / k_max+1 when none was measured. */
     int lo_k, hi_k;
     double lo_t, hi_t;  /* their times (HUGE_VAL for the sentinels) */
+    /* Look-ahead over a bump: a step that lost mildly is remembered here
+     * while the step after it is measured (look = 1). */
+    int look, bump_k;
+    double bump_t;
 } hyt_probe_t;
 
 /* Start probing at k0 (clamped into [k_min, k_max]).  The first window

@@ -189,16 +189,35 @@ static void rough_curves(void)
     }
 }
 
+/* A bump where the round count changes (seen with k-nomial Allreduce of
+ * 64 KiB on 64 ranks: k=4 4% slower than k=2, k=8 twice as fast): the
+ * search must look past the mildly losing step. */
+static double c_bump(int k, int p)
+{
+    (void)p;
+    if (k >= 3 && k <= 5)
+        return 1.25;
+    return 1.0 + 0.1 * fabs(log2(k / 8.0));
+}
+
+static void bump_curve(void)
+{
+    result_t r = run(c_bump, 64, 2, 2, 64, 0);
+    check_run("bump", r, 64, 2, 2, 64, 0.03);
+    r = run(c_bump, 64, 64, 2, 64, 0);
+    check_run("bump from above", r, 64, 64, 2, 64, 0.03);
+}
+
 /* a key already best at its start radix settles after a few calls */
 static void settles_fast_when_best(void)
 {
     result_t r = run(c_flat, 256, 8, 2, 256, 0);
     CHECK(r.k == 8 && r.windows <= 3, "flat from 8: k=%d after %d windows", r.k, r.windows);
     r = run(c_at_min, 256, 2, 2, 256, 0);
-    CHECK(r.k == 2 && r.windows <= 3, "optimum at start k_min: k=%d after %d windows", r.k,
+    CHECK(r.k == 2 && r.windows <= 4, "optimum at start k_min: k=%d after %d windows", r.k,
           r.windows);
     r = run(c_at_max, 256, 256, 2, 256, 0);
-    CHECK(r.k == 256 && r.windows <= 3, "optimum at start k_max: k=%d after %d windows", r.k,
+    CHECK(r.k == 256 && r.windows <= 4, "optimum at start k_max: k=%d after %d windows", r.k,
           r.windows);
     r = run(c_flat, 64, 5, 5, 5, 0);
     CHECK(r.k == 5 && r.windows == 1, "single radix: k=%d after %d windows", r.k, r.windows);
@@ -260,6 +279,7 @@ int main(void)
 {
     smooth_curves();
     rough_curves();
+    bump_curve();
     settles_fast_when_best();
     noisy_curves();
     deterministic();

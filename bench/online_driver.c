@@ -1,0 +1,161 @@
+/* Benchmark driver for hybrid-mode radix tuning (bench/online_converge.sh).
+ *
+ *   online_driver COLL ALG CALLS BYTES...
+ * Run under smpirun with HYTUNE_TABLE naming a table that selects ALG for
+ * COLL at every size (start k from the table).  For every BYTES it
+ *   1. sweeps the radix: for every k of a grid over [k_min, k_max] it runs
+ *      ALG directly (hyt_run_alg, no online tuning) 1 + 3 times and takes the
+ *      slowest rank's mean of the 3 timed calls: the oracle's best k;
+ *   2. oracle: CALLS calls at the best k, total time (slowest rank);
+ *   3. hybrid: CALLS calls through MPI_<COLL> (table + online probing),
+ *      total time, then reads the key's probing record;
+ * and rank 0 prints one CSV line:
+ *   p,coll,alg,bytes,start_k,best_k,best_us,settled_k,settled_us,gap_pct,
+ *   calls_after_hot,probing_calls,hybrid_us,oracle_us,overhead_pct
+ * settled_us is the sweep's latency of the settled k (measured if the grid
+ * missed it); gap_pct its excess over best_us. */
+#include "online/online.h"
+#include "src/hyt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, p;
+
+static void set_args(hyt_args_t *a, hyt_coll_t c, int *sbuf, int *rbuf, int count)
+{
+    memset(a, 0, sizeof *a);
+    a->coll = c;
+    a->sbuf = sbuf;
+    a->rbuf = rbuf;
+    a->count = count;
+    a->type = MPI_INT;
+    a->scount = count;
+    a->stype = MPI_INT;
+    a->op = MPI_SUM;
+    a->root = 0;
+    a->comm = MPI_COMM_WORLD;
+    a->ctx = hyt_comm_get(MPI_COMM_WORLD);
+    a->bytes = hyt_selection_bytes(a);
+}
+
+static void call_mpi(const hyt_args_t *a)
+{
+    switch (a->coll) {
+    case HYT_COLL_ALLREDUCE:
+        MPI_Allreduce(a->sbuf, a->rbuf, a->count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case HYT_COLL_BCAST:
+        MPI_Bcast(a->rbuf, a->count, MPI_INT, 0, MPI_COMM_WORLD);
+        break;
+    case HYT_COLL_REDUCE:
+        MPI_Reduce(a->sbuf, a->rbuf, a->count, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+        break;
+    case HYT_COLL_ALLGATHER:
+        MPI_Allgather(a->sbuf, a->count, MPI_INT, a->rbuf, a->count, MPI_INT, MPI_COMM_WORLD);
+        break;
+    default:
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+}
+
+/* Slowest rank's time of n calls (alg at k, or through MPI when alg NULL). */
+static double timed(hyt_args_t *a, const hyt_alg_t *alg, int k, int n)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n; i++) {
+        if (alg)
+            hyt_run_alg(a, alg, k, NULL);
+        else
+            call_mpi(a);
+    }
+    double t = MPI_Wtime() - t0, tmax;
+    PMPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return tmax;
+}
+
+static double latency(hyt_args_t *a, const hyt_alg_t *alg, int k)
+{
+    timed(a, alg, k, 1); /* warm-up: scratch space, first-touch */
+    return timed(a, alg, k, 3) / 3;
+}
+
+/* Sweep grid: every k to 16, then steps of 4 to 64, of 16 to 256, of 64 beyond. */
+static int next_k(int k)
+{
+    return k < 16 ? k + 1 : k < 64 ? k + 4 : k < 256 ? k + 16 : k + 64;
+}
+
+static void one_size(hyt_coll_t c, const hyt_alg_t *alg, int calls, size_t bytes)
+{
+    int count = bytes < sizeof(int) ? 1 : (int)(bytes / sizeof(int));
+    size_t n = (size_t)count * (size_t)p;
+    int *s = malloc(n * sizeof *s), *r = malloc(n * sizeof *r);
+    if (!s || !r)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    for (size_t i = 0; i < n; i++)
+        s[i] = r[i] = rank + (int)i;
+    hyt_args_t a;
+    set_args(&a, c, s, r, count);
+    int kmax = hyt_alg_k_max(alg, p), best_k = alg->k_min, nk = 0;
+    double best = 1e300, lat[HYT_K_LIMIT / 64 + 64];
+    int ks[HYT_K_LIMIT / 64 + 64];
+    for (int k = alg->k_min; k <= kmax; k = next_k(k)) {
+        double t = latency(&a, alg, k);
+        ks[nk] = k;
+        lat[nk++] = t;
+        if (t < best) {
+            best = t;
+            best_k = k;
+        }
+    }
+    double oracle = timed(&a, alg, best_k, calls);
+    double hybrid = timed(&a, NULL, 0, calls);
+    hyt_key_t *key = a.ctx->keys[c][hyt_bucket(a.bytes)];
+    hyt_online_info_t info;
+    memset(&info, 0, sizeof info);
+    if (!key || hyt_online_key_info(key, &info) != 0)
+        info.settled_k = 0;
+    double settled = -1;
+    for (int i = 0; i < nk; i++)
+        if (ks[i] == info.settled_k)
+            settled = lat[i];
+    if (settled < 0 && info.settled_k > 0)
+        settled = latency(&a, alg, info.settled_k);
+    if (rank == 0)
+        printf("%d,%s,%s,%zu,%d,%d,%.3f,%d,%.3f,%.2f,%lld,%lld,%.1f,%.1f,%.2f\n", p,
+               hyt_coll_name(c), alg->name, bytes, info.start_k, best_k, best * 1e6,
+               info.settled_k, settled * 1e6, 100 * (settled / best - 1), info.calls_after_hot,
+               info.probing_calls, hybrid * 1e6, oracle * 1e6, 100 * (hybrid / oracle - 1));
+    fflush(stdout);
+    free(s);
+    free(r);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (argc < 5) {
+        if (rank == 0)
+            fprintf(stderr, "usage: online_driver COLL ALG CALLS BYTES...\n");
+        MPI_Finalize();
+        return 2;
+    }
+    int c = hyt_coll_from_name(argv[1]);
+    const hyt_alg_t *alg = c >= 0 ? hyt_alg_find((hyt_coll_t)c, argv[2]) : NULL;
+    if (!alg || !hyt_alg_has_radix(alg)) {
+        if (rank == 0)
+            fprintf(stderr, "online_driver: no radix algorithm %s for %s (see hytune list)\n",
+                    argv[2], argv[1]);
+        MPI_Finalize();
+        return 2;
+    }
+    for (int i = 4; i < argc; i++)
+        one_size((hyt_coll_t)c, alg, atoi(argv[3]), (size_t)strtoull(argv[i], NULL, 10));
+    MPI_Finalize();
+    return 0;
+}
