@@ -197,6 +197,9 @@ static inline void *hyt_pat_pool_buf(const hyt_pat_pool_t *pool, int i)
 {
     return pool->base + (size_t)i * pool->stride - pool->true_lb;
 }
+/* Wait for n requests (n may be 0).  One out-of-line place for
+ * MPI_STATUSES_IGNORE, which some compilers flag as a zero-size array. */
+int hyt_pat_waitall(int n, MPI_Request *req);
 /* n requests from hyt_scratch2 (NULL if out of memory). */
 MPI_Request *hyt_pat_reqs(hyt_comm_t *ctx, int n);
 

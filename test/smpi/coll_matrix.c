@@ -1,0 +1,557 @@
+/* The generated correctness matrix: every registry algorithm (native rows
+ * excepted, new rows picked up automatically) x radix k x count x datatype x
+ * op x root x in-place, each result compared on every rank with the PMPI
+ * result of the same call.
+ *
+ *   coll_matrix [quick|tiny] [ALG-NAME...]
+ *
+ * Integer results must match byte for byte on the bytes the datatype covers
+ * (MPI_DOUBLE sums use integer-valued inputs, so they are exact); bytes in
+ * the gaps of derived datatypes must stay untouched.  Fallbacks are checked
+ * against the registry flags (HYT_ALG_NEEDS_COMMUTATIVE with a
+ * non-commutative op must fall back, counted) and must agree on all ranks.
+ * Float reproducibility stated and tested for every Allreduce algorithm:
+ * with non-integer doubles every rank gets the very same bits, and a second
+ * run gives the same bits again.
+ *
+ * To bound run time not every combination runs: all datatypes x ops x roots
+ * x in-place run at count p+1 for the smallest two k and k = p; every count
+ * runs with MPI_INT/MPI_SUM for every k; other k get a seeded random sample.
+ * `quick` (real MPICH) keeps one full k; `tiny` runs a handful of calls.
+ * Prints one summary line: cases, failures, fallbacks. */
+#include "algorithms/algorithms.h"
+#include "test/check.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef HYT_TEST_PLAIN
+/* the -plain build has no hytune to test: nothing to compare against */
+int main(void)
+{
+    return 0;
+}
+#else
+
+#define SENTINEL 0xA5
+#define BIGCOUNT 1000
+
+/* ---- datatypes under test, described by their int/double/short slots ---- */
+typedef struct ttype {
+    const char *name;
+    MPI_Datatype t;
+    int nslot;
+    int off[2];
+    char kind[2];   /* 'i' int, 'd' double, 's' short */
+    MPI_Aint ext;
+    int reducible;  /* predefined ops apply (all slots one basic type) */
+    int bitwise;    /* MPI_BAND applies */
+    int pair;       /* element is an affine map for the non-commutative op */
+} ttype_t;
+
+enum {
+    T_INT, T_DOUBLE, T_SHORT, T_VECTOR, T_STRUCT_II, T_STRUCT_ID, T_RESIZED, T_PAIR, T_PAIR_LB,
+    NTYPES
+};
+static ttype_t types[NTYPES];
+
+static MPI_Datatype mk_struct(MPI_Datatype a, MPI_Aint da, MPI_Datatype b, MPI_Aint db, int n,
+                              MPI_Aint lb, MPI_Aint ext)
+{
+    int bl[2] = {1, 1};
+    MPI_Aint d[2] = {da, db};
+    MPI_Datatype ts[2] = {a, b}, s, r;
+    PMPI_Type_create_struct(n, bl, d, ts, &s);
+    PMPI_Type_create_resized(s, lb, ext, &r);
+    PMPI_Type_free(&s);
+    PMPI_Type_commit(&r);
+    return r;
+}
+
+static void types_init(void)
+{
+    MPI_Datatype v, pr;
+    PMPI_Type_vector(2, 1, 2, MPI_INT, &v);
+    PMPI_Type_commit(&v);
+    PMPI_Type_contiguous(2, MPI_INT, &pr);
+    PMPI_Type_commit(&pr);
+    ttype_t t[NTYPES] = {
+        [T_INT] = {"int", MPI_INT, 1, {0}, {'i'}, 4, 1, 1, 0},
+        [T_DOUBLE] = {"double", MPI_DOUBLE, 1, {0}, {'d'}, 8, 1, 0, 0},
+        [T_SHORT] = {"short", MPI_SHORT, 1, {0}, {'s'}, 2, 1, 1, 0},
+        [T_VECTOR] = {"vector", v, 2, {0, 8}, {'i', 'i'}, 12, 1, 1, 0},
+        /* two ints with a gap between and after: also the gapped affine pair */
+        [T_STRUCT_II] = {"struct-gap", mk_struct(MPI_INT, 0, MPI_INT, 8, 2, 0, 16), 2, {0, 8},
+                         {'i', 'i'}, 16, 1, 1, 1},
+        [T_STRUCT_ID] = {"struct-int-double", mk_struct(MPI_INT, 0, MPI_DOUBLE, 8, 2, 0, 16), 2,
+                         {0, 8}, {'i', 'd'}, 16, 0, 0, 0},
+        /* one int at byte 4 of a 12-byte extent: true_lb != lb */
+        [T_RESIZED] = {"resized", mk_struct(MPI_INT, 4, MPI_INT, 0, 1, 0, 12), 1, {4}, {'i'}, 12,
+                       1, 1, 0},
+        [T_PAIR] = {"pair", pr, 2, {0, 4}, {'i', 'i'}, 8, 1, 1, 1},
+        /* affine pair at bytes 4 and 8 of a 16-byte extent: true_lb = 4 */
+        [T_PAIR_LB] = {"pair-lb", mk_struct(MPI_INT, 4, MPI_INT, 8, 2, 0, 16), 2, {4, 8},
+                       {'i', 'i'}, 16, 0, 0, 1},
+    };
+    memcpy(types, t, sizeof t);
+}
+
+/* ---- ops: predefined plus a non-commutative one (affine maps) ---- */
+static MPI_Op op_affine;
+
+/* u then v: x -> av*(au*x + bu) + bv, computed mod 2^32 */
+static void affine_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    const ttype_t *tt = &types[T_PAIR];
+    for (int t = 0; t < NTYPES; t++)
+        if (types[t].pair && types[t].t == *dt)
+            tt = &types[t];
+    for (int i = 0; i < *len; i++) {
+        char *u = (char *)in + i * tt->ext, *v = (char *)inout + i * tt->ext;
+        uint32_t au, bu, av, bv;
+        memcpy(&au, u + tt->off[0], 4);
+        memcpy(&bu, u + tt->off[1], 4);
+        memcpy(&av, v + tt->off[0], 4);
+        memcpy(&bv, v + tt->off[1], 4);
+        uint32_t a = av * au, b = av * bu + bv;
+        memcpy(v + tt->off[0], &a, 4);
+        memcpy(v + tt->off[1], &b, 4);
+    }
+}
+
+typedef struct { const char *name; MPI_Op *op; } top_t;
+static MPI_Op op_sum = MPI_SUM, op_max = MPI_MAX, op_band = MPI_BAND;
+static top_t ops[] = {{"sum", &op_sum}, {"max", &op_max}, {"band", &op_band},
+                      {"affine(noncomm)", &op_affine}};
+#define NOPS 4
+
+/* Whether the MPI library reduces this type with this op (SMPI, unlike
+ * MPICH, applies predefined ops to predefined types only); probed once with
+ * a local reduction, so the answer is the same on every rank. */
+static int supported[NTYPES][4];
+
+static void probe_ops(void)
+{
+    char a[64], b[64];
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (int t = 0; t < NTYPES; t++)
+        for (int o = 0; o < 4; o++)
+            supported[t][o] = PMPI_Reduce_local(a, b, 1, types[t].t, *ops[o].op) == MPI_SUCCESS;
+}
+
+static int op_applies(int o, const ttype_t *t)
+{
+    if (!supported[t - types][o])
+        return 0;
+    if (o == 3)
+        return t->pair;
+    if (!t->reducible || t == &types[T_PAIR]) /* the pair is for the affine op only */
+        return 0;
+    return o != 2 || t->bitwise;
+}
+
+/* ---- deterministic inputs ---- */
+static uint32_t mix(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    return x ^ (x >> 16);
+}
+
+static int gen(int rank, long i, int slot, int salt)
+{
+    return (int)(mix((uint32_t)(rank * 7919 + i * 31 + slot * 3 + salt * 1000003)) % 2001) - 1000;
+}
+
+static void fill(char *buf, const ttype_t *t, long n, int rank, long first, int salt)
+{
+    for (long i = 0; i < n; i++)
+        for (int s = 0; s < t->nslot; s++) {
+            char *at = buf + i * t->ext + t->off[s];
+            int v = gen(rank, first + i, s, salt);
+            if (t->kind[s] == 'i') {
+                memcpy(at, &v, 4);
+            } else if (t->kind[s] == 'd') {
+                double d = v;
+                memcpy(at, &d, 8);
+            } else {
+                short h = (short)v;
+                memcpy(at, &h, 2);
+            }
+        }
+}
+
+static int slot_size(char kind)
+{
+    return kind == 'd' ? 8 : kind == 's' ? 2 : 4;
+}
+
+/* First element whose covered bytes differ (-1 if none); *gap set if a gap
+ * byte of got is not the sentinel. */
+static long compare(const char *got, const char *want, const ttype_t *t, long n, int *gap)
+{
+    long bad = -1;
+    *gap = 0;
+    for (long i = 0; i < n; i++) {
+        const char *g = got + i * t->ext;
+        unsigned char cover[16] = {0};
+        for (int s = 0; s < t->nslot; s++) {
+            int sz = slot_size(t->kind[s]);
+            if (bad < 0 && memcmp(g + t->off[s], want + i * t->ext + t->off[s], (size_t)sz))
+                bad = i;
+            memset(cover + t->off[s], 1, (size_t)sz);
+        }
+        for (int b = 0; b < t->ext; b++)
+            if (!cover[b] && (unsigned char)g[b] != SENTINEL)
+                *gap = 1;
+    }
+    return bad;
+}
+
+/* ---- one case ---- */
+typedef struct mcase {
+    const hyt_alg_t *alg;
+    int k, count, type, op, root, inplace;
+} mcase_t;
+
+typedef struct {
+    int p, rank;
+    size_t cap;
+    char *sref, *rref, *salg, *ralg;
+    long cases, failures, fallbacks, declined, shown;
+    hyt_comm_t *ctx;
+} mstate_t;
+
+static hyt_fallback_t expected_fb(const mstate_t *m, const mcase_t *c)
+{
+    const hyt_alg_t *a = c->alg;
+    if (hyt_coll_has_op(a->coll) && (a->flags & HYT_ALG_NEEDS_COMMUTATIVE) &&
+        !hyt_op_is_commutative(*ops[c->op].op))
+        return HYT_FB_NONCOMMUTATIVE;
+    if ((a->flags & HYT_ALG_NO_INPLACE) && c->inplace)
+        return HYT_FB_INPLACE;
+    if ((a->flags & HYT_ALG_NODE_CONSECUTIVE) && !m->ctx->node_consecutive)
+        return HYT_FB_LAYOUT;
+    return HYT_FB_NONE;
+}
+
+static void report(mstate_t *m, const mcase_t *c, const char *what, long at)
+{
+    m->failures++;
+    if (m->shown++ < 25)
+        fprintf(stderr,
+                "coll_matrix: FAIL p=%d rank %d: %s %s:k=%d count=%d type=%s op=%s root=%d "
+                "inplace=%d: %s (element %ld)\n",
+                m->p, m->rank, hyt_coll_name(c->alg->coll), c->alg->name, c->k, c->count,
+                types[c->type].name, hyt_coll_has_op(c->alg->coll) ? ops[c->op].name : "-",
+                c->root, c->inplace, what, at);
+}
+
+/* Inputs for both runs, laid out as the collective reads them. */
+static void prepare(mstate_t *m, const mcase_t *c, long nres, int salt)
+{
+    const ttype_t *t = &types[c->type];
+    hyt_coll_t coll = c->alg->coll;
+    memset(m->sref, SENTINEL, m->cap);
+    memset(m->rref, SENTINEL, m->cap);
+    if (coll == HYT_COLL_BCAST) {
+        if (m->rank == c->root)
+            fill(m->rref, t, c->count, m->rank, 0, salt);
+    } else if (coll == HYT_COLL_ALLGATHER) {
+        if (c->inplace)
+            fill(m->rref + (long)m->rank * c->count * t->ext, t, c->count, m->rank, 0, salt);
+        else
+            fill(m->sref, t, c->count, m->rank, 0, salt);
+    } else {
+        int in_r = c->inplace && (coll == HYT_COLL_ALLREDUCE || m->rank == c->root);
+        fill(in_r ? m->rref : m->sref, t, c->count, m->rank, 0, salt);
+    }
+    (void)nres;
+    memcpy(m->salg, m->sref, m->cap);
+    memcpy(m->ralg, m->rref, m->cap);
+}
+
+static hyt_args_t args_of(const mstate_t *m, const mcase_t *c, char *s, char *r)
+{
+    hyt_coll_t coll = c->alg->coll;
+    MPI_Datatype t = types[c->type].t;
+    int ip = c->inplace && (coll != HYT_COLL_REDUCE || m->rank == c->root);
+    hyt_args_t a = {.coll = coll, .sbuf = ip ? MPI_IN_PLACE : s, .rbuf = r, .count = c->count,
+                    .type = t, .scount = c->count, .stype = t, .op = *ops[c->op].op,
+                    .root = c->root, .comm = MPI_COMM_WORLD};
+    if (coll == HYT_COLL_BCAST)
+        a.sbuf = NULL;
+    a.bytes = hyt_selection_bytes(&a);
+    return a;
+}
+
+static int result_defined(const mstate_t *m, const mcase_t *c)
+{
+    return c->alg->coll != HYT_COLL_REDUCE || m->rank == c->root;
+}
+
+static void run_case(mstate_t *m, const mcase_t *c)
+{
+    const ttype_t *t = &types[c->type];
+    long nres = c->alg->coll == HYT_COLL_ALLGATHER ? (long)m->p * c->count : c->count;
+    prepare(m, c, nres, (int)m->cases);
+    hyt_args_t ref = args_of(m, c, m->sref, m->rref), run = args_of(m, c, m->salg, m->ralg);
+    m->cases++;
+    if (hyt_pmpi_call(&ref) != MPI_SUCCESS) {
+        report(m, c, "PMPI reference failed", -1);
+        return;
+    }
+    hyt_fallback_t fb = HYT_NFB;
+    int rc = hyt_run_alg(&run, c->alg, c->k, &fb);
+    if (rc != MPI_SUCCESS)
+        report(m, c, "algorithm returned an error", rc);
+    /* the fallback decision must be the same everywhere */
+    int mm[2] = {(int)fb, -(int)fb}, g[2];
+    PMPI_Allreduce(mm, g, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (g[0] != -g[1])
+        report(m, c, "ranks disagree on the fallback", fb);
+    hyt_fallback_t want = expected_fb(m, c);
+    if (fb == HYT_FB_ALGORITHM && want == HYT_FB_NONE) {
+        m->declined++;
+    } else if (fb != want) {
+        char what[120];
+        snprintf(what, sizeof what, "fallback \"%s\", expected \"%s\"", hyt_fallback_name(fb),
+                 hyt_fallback_name(want));
+        report(m, c, what, -1);
+    }
+    if (fb != HYT_FB_NONE)
+        m->fallbacks++;
+    if (!result_defined(m, c))
+        return;
+    int gap;
+    long bad = compare(m->ralg, m->rref, t, nres, &gap);
+    if (bad >= 0)
+        report(m, c, "result differs from PMPI", bad);
+    if (gap)
+        report(m, c, "bytes in datatype gaps were written", -1);
+}
+
+/* ---- the matrix ---- */
+static int valid_k(const hyt_alg_t *a, int k, int p)
+{
+    if (!hyt_alg_has_radix(a))
+        return k == 0;
+    return k >= a->k_min && k <= (a->k_max == HYT_K_P ? p + 1 : a->k_max);
+}
+
+static int k_list(const hyt_alg_t *a, int p, int *ks)
+{
+    int cand[] = {1, 2, 3, 4, 5, 8, p - 1, p, p + 1}, n = 0;
+    if (!hyt_alg_has_radix(a)) {
+        ks[0] = 0;
+        return 1;
+    }
+    for (unsigned i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+        int dup = 0;
+        for (int j = 0; j < n; j++)
+            dup |= ks[j] == cand[i];
+        if (!dup && valid_k(a, cand[i], p))
+            ks[n++] = cand[i];
+    }
+    return n;
+}
+
+static int type_applies(hyt_coll_t coll, int ty, int o)
+{
+    const ttype_t *t = &types[ty];
+    if (hyt_coll_has_op(coll))
+        return op_applies(o, t);
+    return o == 0 && ty != T_PAIR && ty != T_PAIR_LB; /* data movement: every type once */
+}
+
+static int nroots(int p, int *roots)
+{
+    int cand[3] = {0, p - 1, p / 2}, n = 0;
+    for (int i = 0; i < 3; i++) {
+        int dup = 0;
+        for (int j = 0; j < n; j++)
+            dup |= roots[j] == cand[i];
+        if (!dup)
+            roots[n++] = cand[i];
+    }
+    return n;
+}
+
+static int inplace_allowed(const hyt_alg_t *a)
+{
+    return a->coll != HYT_COLL_BCAST;
+}
+
+/* Every type x op x root x in-place at one count. */
+static void run_full(mstate_t *m, const hyt_alg_t *a, int k, int count)
+{
+    int roots[3], nr = hyt_coll_has_root(a->coll) ? nroots(m->p, roots) : 1;
+    if (!hyt_coll_has_root(a->coll))
+        roots[0] = 0;
+    for (int ty = 0; ty < NTYPES; ty++)
+        for (int o = 0; o < NOPS; o++) {
+            if (!type_applies(a->coll, ty, o))
+                continue;
+            for (int r = 0; r < nr; r++)
+                for (int ip = 0; ip <= inplace_allowed(a); ip++) {
+                    mcase_t c = {a, k, count, ty, o, roots[r], ip};
+                    run_case(m, &c);
+                }
+        }
+}
+
+/* Every count with MPI_INT (sum), root p-1, plus one in-place call. */
+static void run_counts(mstate_t *m, const hyt_alg_t *a, int k, int tiny)
+{
+    int p = m->p, counts[] = {0, 1, p - 1, p + 1, 3 * p + 2, BIGCOUNT};
+    for (unsigned i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        if (tiny && counts[i] != p + 1)
+            continue;
+        mcase_t c = {a, k, counts[i], T_INT, 0, p - 1, 0};
+        run_case(m, &c);
+    }
+    if (inplace_allowed(a)) {
+        mcase_t c = {a, k, 3 * p + 2, T_INT, 0, p / 2, 1};
+        run_case(m, &c);
+    }
+}
+
+/* A seeded sample of the full space (the same on every rank). */
+static void run_sample(mstate_t *m, const hyt_alg_t *a, int k, int n, uint32_t *seed)
+{
+    int p = m->p, counts[] = {1, p - 1, p + 1, 3 * p + 2, BIGCOUNT}, roots[3], nr = nroots(p, roots);
+    for (int done = 0, tries = 0; done < n && tries < 1000; tries++) {
+        uint32_t r = *seed = mix(*seed + 0x9e3779b9U);
+        int ty = (int)(r % NTYPES), o = (int)(r / 8 % NOPS);
+        if (!type_applies(a->coll, ty, o))
+            continue;
+        mcase_t c = {a, k, counts[r / 64 % 5], ty, o,
+                     hyt_coll_has_root(a->coll) ? roots[r / 512 % (unsigned)nr] : 0,
+                     inplace_allowed(a) ? (int)(r / 4096 % 2) : 0};
+        run_case(m, &c);
+        done++;
+    }
+}
+
+/* Non-integer doubles: identical bits on every rank and across two runs. */
+static void run_repro(mstate_t *m, const hyt_alg_t *a, int k, int count)
+{
+    double *in = (double *)m->salg, *out = (double *)m->ralg, *first = (double *)m->rref;
+    for (int i = 0; i < count; i++)
+        in[i] = gen(m->rank, i, 0, 7) / 7.0 + 1e-3 * m->rank;
+    mcase_t c = {a, k, count, T_DOUBLE, 0, 0, 0};
+    for (int run = 0; run < 2; run++) {
+        hyt_args_t x = {.coll = HYT_COLL_ALLREDUCE, .sbuf = in, .rbuf = run ? out : first,
+                        .count = count, .type = MPI_DOUBLE, .op = MPI_SUM,
+                        .comm = MPI_COMM_WORLD};
+        hyt_fallback_t fb;
+        m->cases++;
+        if (hyt_run_alg(&x, a, k, &fb) != MPI_SUCCESS)
+            report(m, &c, "reproducibility run failed", -1);
+    }
+    if (memcmp(out, first, (size_t)count * sizeof *out) != 0)
+        report(m, &c, "float allreduce differs between two runs", -1);
+    memcpy(m->sref, first, (size_t)count * sizeof *out);
+    PMPI_Bcast(m->sref, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (memcmp(m->sref, first, (size_t)count * sizeof *out) != 0)
+        report(m, &c, "float allreduce bits differ from rank 0's", -1);
+}
+
+static void run_alg(mstate_t *m, const hyt_alg_t *a, int level, uint32_t *seed)
+{
+    int ks[16], nk = k_list(a, m->p, ks);
+    for (int i = 0; i < nk; i++) {
+        int k = ks[i];
+        int full = level == 2 ? i < 1 : (i < 2 || k == m->p);
+        if (level == 0) { /* tiny: one k, a few calls */
+            if (i > 0)
+                break;
+            run_counts(m, a, k, 1);
+            run_sample(m, a, k, 2, seed);
+            continue;
+        }
+        run_counts(m, a, k, 0);
+        if (full)
+            run_full(m, a, k, m->p + 1);
+        else
+            run_sample(m, a, k, 6, seed);
+        if (a->coll == HYT_COLL_ALLREDUCE && (full || i == nk - 1))
+            run_repro(m, a, k, BIGCOUNT);
+    }
+}
+
+static int selected(const hyt_alg_t *a, int argc, char **argv, int first)
+{
+    if (first >= argc)
+        return 1;
+    for (int i = first; i < argc; i++)
+        if (strcmp(argv[i], a->name) == 0)
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    mstate_t m = {0};
+    PMPI_Comm_size(MPI_COMM_WORLD, &m.p);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &m.rank);
+    int level = 1, first = 1;
+    if (argc > 1 && strcmp(argv[1], "quick") == 0)
+        level = 2, first = 2;
+    else if (argc > 1 && strcmp(argv[1], "tiny") == 0)
+        level = 0, first = 2;
+    types_init();
+    PMPI_Op_create(affine_fn, 0, &op_affine);
+    probe_ops();
+    for (int t = 0; t < NTYPES && m.rank == 0; t++)
+        for (int o = 0; o < 3; o++)
+            if (types[t].reducible && t != T_PAIR && (o != 2 || types[t].bitwise) &&
+                !supported[t][o])
+                printf("coll_matrix: skipped %s on %s: the MPI library does not reduce it\n",
+                       ops[o].name, types[t].name);
+    m.ctx = hyt_comm_get(MPI_COMM_WORLD);
+    CHECK(m.ctx != NULL, "no hytune context: run with HYTUNE_MODE=offline or hybrid, not off");
+    if (!m.ctx) {
+        MPI_Finalize();
+        return check_done("coll_matrix");
+    }
+    m.cap = (size_t)m.p * BIGCOUNT * 16 + 64;
+    m.sref = malloc(m.cap);
+    m.rref = malloc(m.cap);
+    m.salg = malloc(m.cap);
+    m.ralg = malloc(m.cap);
+    uint32_t seed = 12345u + (uint32_t)m.p;
+    double t0 = PMPI_Wtime();
+    int nalg = 0;
+    for (int i = 0; i < hyt_nalgs; i++) {
+        const hyt_alg_t *a = &hyt_algs[i];
+        if ((a->flags & HYT_ALG_NATIVE) || !selected(a, argc, argv, first))
+            continue;
+        if (a->coll != HYT_COLL_ALLREDUCE && a->coll != HYT_COLL_BCAST &&
+            a->coll != HYT_COLL_REDUCE && a->coll != HYT_COLL_ALLGATHER)
+            continue; /* other collectives have their own tests */
+        nalg++;
+        run_alg(&m, a, level, &seed);
+    }
+    long loc[4] = {m.cases, m.failures, m.fallbacks, m.declined}, glob[4];
+    PMPI_Allreduce(loc, glob, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(nalg > 0, "no algorithm of the registry was selected");
+    CHECK(glob[1] == 0, "%ld failed comparisons (first ones on stderr)", glob[1]);
+    if (m.rank == 0)
+        printf("coll_matrix p=%d: %d algorithms, %ld cases, %ld failures, %ld fallbacks "
+               "(%ld declined by the algorithm), simulated %.3f s\n",
+               m.p, nalg, m.cases, glob[1], glob[2] / m.p, glob[3] / m.p, PMPI_Wtime() - t0);
+    free(m.sref);
+    free(m.rref);
+    free(m.salg);
+    free(m.ralg);
+    PMPI_Op_free(&op_affine);
+    MPI_Finalize();
+    return m.rank == 0 ? check_done("coll_matrix") : (check_failures ? 1 : 0);
+}
+#endif
