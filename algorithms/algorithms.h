@@ -10,6 +10,13 @@
 int hyt_native(const hyt_args_t *a, int k);
 
 /* ---- k-nomial tree and recursive multiplying ---- */
+int hyt_bcast_knomial(const hyt_args_t *a, int k);
+int hyt_reduce_knomial(const hyt_args_t *a, int k);
+int hyt_allgather_knomial(const hyt_args_t *a, int k);
+int hyt_allreduce_knomial(const hyt_args_t *a, int k);
+int hyt_allreduce_recmult(const hyt_args_t *a, int k);
+int hyt_allgather_recmult(const hyt_args_t *a, int k);
+int hyt_bcast_recmult(const hyt_args_t *a, int k);
 /* ---- k-ring ---- */
 #include "algorithms/pattern.h"
 int hyt_allgather_kring(const hyt_args_t *a, int k);

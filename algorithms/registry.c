@@ -15,6 +15,22 @@
 const hyt_alg_t hyt_algs[] = {
     HYT_COLL_LIST(NATIVE_ROW)
     /* ---- k-nomial tree and recursive multiplying ---- */
+    {.name = "knomial", .coll = HYT_COLL_BCAST, .fn = hyt_bcast_knomial, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "k-nomial tree from the root (k=2: binomial, k>=p: flat)"},
+    {.name = "knomial", .coll = HYT_COLL_REDUCE, .fn = hyt_reduce_knomial, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "k-nomial tree to the root in rank order (k=2: binomial)"},
+    {.name = "knomial", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_knomial, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "k-nomial gather to rank 0, then k-nomial bcast"},
+    {.name = "knomial", .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_knomial, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "k-nomial reduce to rank 0, then k-nomial bcast"},
+    {.name = "recmult", .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_recmult, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "recursive multiplying: log_k p rounds of k-way exchange "
+     "(k=2: recursive doubling)"},
+    {.name = "recmult", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_recmult, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "recursive multiplying: log_k p rounds of k-way exchange "
+     "(k=2: recursive doubling)"},
+    {.name = "recmult", .coll = HYT_COLL_BCAST, .fn = hyt_bcast_recmult, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "k-ary scatter, then recursive-multiplying allgather"},
     /* ---- k-ring ---- */
     {.name = "kring", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_kring, .k_min = 1,
      .k_max = HYT_K_P, .desc = "k-ring: column rings across groups of k ranks, then rings "
