@@ -159,20 +159,23 @@ static void give_up(struct hyt_online_key *o)
     o->state = ST_OFF;
 }
 
-int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int *k)
+/* Everything but the settled key's common call: kept out of line so the
+ * fast path below needs no stack frame. */
+static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key,
+                                                 const hyt_alg_t *alg, int *k)
 {
     struct hyt_online_key *o = key->online;
-    if (HYT_UNLIKELY(!o)) {
+    if (!o) {
         o = key_create(ctx, key, alg, *k);
         if (!o)
             return 0;
+        o->n++;
     }
-    if (HYT_UNLIKELY(alg != o->alg)) /* another rule inside this bucket: not ours */
+    if (alg != o->alg) /* another rule inside this bucket: not ours */
         return 0;
-    o->n++;
-    if (HYT_LIKELY(o->state == ST_SETTLED)) {
+    if (o->state == ST_SETTLED) {
         *k = o->settled_k;
-        if (HYT_LIKELY(o->n != o->next_drift))
+        if (o->n != o->next_drift)
             return 0;
         begin_window(o, ST_DRIFT, o->settled_k);
     } else if (o->state == ST_COUNT) {
@@ -193,6 +196,19 @@ int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
     o->probing_calls++;
     *k = o->k_run;
     return 1;
+}
+
+int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int *k)
+{
+    struct hyt_online_key *o = key->online;
+    if (HYT_LIKELY(o && alg == o->alg)) {
+        o->n++;
+        if (HYT_LIKELY(o->state == ST_SETTLED && o->n != o->next_drift)) {
+            *k = o->settled_k;
+            return 0;
+        }
+    }
+    return before_slow(ctx, key, alg, k);
 }
 
 /* The agreement step: the per-call maximum over the ranks of the window

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Hybrid-mode radix tuning vs the best-k oracle, under SimGrid.
+#   sh bench/online_converge.sh [CALLS] [SCALES]
+# CALLS: calls per key in the hybrid and oracle loops (default 1000).
+# SCALES: "RANKS:PLATFORM:PPN ..." (default "64:fattree-64:8 256:fattree-64:4").
+# For every (collective, radix algorithm, size) key the driver
+# (bench/online_driver.c) sweeps k, then runs CALLS calls at the best k
+# (oracle) and CALLS calls in hybrid mode starting from a table k = k_min
+# (a cold start: the worst case for the climb).  Prints the CSV rows and a
+# summary per scale: keys, settled, max and mean calls after hot, keys whose
+# settled k is within 3% of the sweep's best, and total hybrid time over
+# total oracle time.  Deterministic (simulate-computation:no); the online
+# component's CPU time is therefore not charged here (see online_cost.sh).
+set -u
+. bench/lib.sh
+calls=${1:-1000}
+scales=${2:-"64:fattree-64:8 256:fattree-64:4"}
+B=$(hyt_build_dir)
+drv=$B/bench/online_driver
+mkdir -p "$B/bench"
+"$B/bin/hytune-smpicc" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -I. $(pkg-config --cflags json-c 2>/dev/null) \
+    bench/online_driver.c -o "$drv" 2>&1 | grep -v PRETEND_CC >&2
+[ -x "$drv" ] || die "cannot build $drv"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# collective algorithm sizes...
+cases="allreduce knomial 8 1024 65536
+allreduce recmult 8 1024 65536
+allreduce kring 16384 262144
+bcast knomial 8 1024 65536
+bcast kring 16384 262144
+allgather recmult 8 1024
+allgather kring 1024 16384
+reduce knomial 8 1024 65536"
+
+echo "p,coll,alg,bytes,start_k,best_k,best_us,settled_k,settled_us,gap_pct,calls_after_hot,probing_calls,hybrid_us,oracle_us,overhead_pct"
+for sc in $scales; do
+    np=${sc%%:*} rest=${sc#*:}
+    plat=platforms/${rest%%:*}.xml ppn=${rest#*:}
+    hostfile $((np / ppn)) "$ppn" >"$tmp/hf"
+    echo "$cases" | while read -r coll alg sizes; do
+        kmin=$("$B/bin/hytune" list "$coll" | awk -v a="$alg" '$2 == a { split($3, r, "\\."); print r[1] }')
+        [ -n "$kmin" ] || { progress "skip $coll $alg: not in the registry"; continue; }
+        printf '{"format": 1, "platform": {"nodes": %d, "ppn": %d, "mpi": "SimGrid"},\n "collectives": {"%s": [{"rules": [{"algorithm": "%s", "k": %d}]}]}}\n' \
+            $((np / ppn)) "$ppn" "$coll" "$alg" "$kmin" >"$tmp/table.json"
+        progress "$np ranks: $coll $alg $sizes"
+        # shellcheck disable=SC2086
+        HYTUNE_TABLE=$tmp/table.json smpi_run "$np" "$plat" "$tmp/hf" "$drv" "$coll" "$alg" "$calls" $sizes
+    done
+done | tee "$tmp/out.csv"
+
+echo
+echo "summary (calls per key: $calls)"
+awk -F, '$1 ~ /^[0-9]+$/ {
+    p = $1; n[p]++; if ($8 > 0) s[p]++
+    if ($11 > mx[p]) mx[p] = $11; sum[p] += $11
+    if ($10 <= 3.0) ok[p]++
+    hy[p] += $13; or[p] += $14
+} END {
+    for (p in n)
+        printf "p=%s: %d keys, %d settled, calls after hot max %d mean %.1f, settled within 3%% of best: %d/%d (%.0f%%), hybrid/oracle total time %.4f (overhead %.2f%%)\n",
+            p, n[p], s[p], mx[p], sum[p] / n[p], ok[p], n[p], 100 * ok[p] / n[p], hy[p] / or[p], 100 * (hy[p] / or[p] - 1)
+}' "$tmp/out.csv"
