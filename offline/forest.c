@@ -72,25 +72,35 @@ uint64_t hyt_rng_below(hyt_rng_t *r, uint64_t n)
     return x % n;
 }
 
-/* ---- model ---- */
+/* ---- model ----
+ * Trees are flat arrays of 12-byte nodes (children of node i at left, left+1).
+ * A leaf holds its mean in thr, feature nfeat (a slot that holds -inf at
+ * prediction, so the step always goes "left") and left = itself: walking is
+ * the same branch-free step for every node, and a finished walk stays put
+ * while the other lanes of its group go on.  A categorical split tests bit c
+ * of masks[mi] (masks[0] = 0 is a spare for the other nodes).  Thresholds
+ * are floats: they are midpoints between distinct training values, so
+ * rounding moves them by far less than half a gap. */
 typedef struct node {
-    double thr;     /* numeric: x <= thr goes left */
-    uint64_t mask;  /* categorical: bit c set goes left */
-    double value;   /* leaf mean */
-    int feat;       /* -1: leaf */
-    int left;       /* right child is left + 1 */
+    float thr;       /* numeric split: x <= thr goes left; leaf: its mean */
+    int32_t left;    /* right child is left + 1; leaf: itself */
+    int16_t feat;    /* split feature; nfeat: leaf (-1 while growing) */
+    uint16_t mi;     /* categorical split: index of its mask */
 } node_t;
 
 typedef struct tree {
     node_t *nodes;
-    int n, cap;
+    uint64_t *masks;
+    int n, cap, nmask, capmask;
 } tree_t;
 
 struct hyt_forest {
-    int nfeat, cat;
+    int nfeat, cat, ncat;
     hyt_forest_opts_t o;
     tree_t *trees;
-    double *gram; /* B x B, jackknife */
+    /* jackknife: the B x B matrix M of the variance as a quadratic form
+     * u' M u in u = t - tbar (see block_variance), as floats */
+    float *qm;
     int fitted, n;
     /* binning of the current fit */
     int nbins[HYT_FOREST_MAX_FEAT];
@@ -137,8 +147,8 @@ hyt_forest_t *hyt_forest_new(int nfeat, int cat_feat, const hyt_forest_opts_t *o
     if (f->o.mtry < 1 || f->o.mtry > nfeat)
         f->o.mtry = (nfeat + 1) / 2;
     f->trees = calloc((size_t)f->o.ntrees, sizeof *f->trees);
-    f->gram = calloc((size_t)f->o.ntrees * (size_t)f->o.ntrees, sizeof *f->gram);
-    if (!f->trees || !f->gram) {
+    f->qm = calloc((size_t)f->o.ntrees * (size_t)f->o.ntrees, sizeof *f->qm);
+    if (!f->trees || !f->qm) {
         hyt_forest_free(f);
         return NULL;
     }
@@ -150,10 +160,12 @@ void hyt_forest_free(hyt_forest_t *f)
     if (!f)
         return;
     if (f->trees)
-        for (int b = 0; b < f->o.ntrees; b++)
+        for (int b = 0; b < f->o.ntrees; b++) {
             free(f->trees[b].nodes);
+            free(f->trees[b].masks);
+        }
     free(f->trees);
-    free(f->gram);
+    free(f->qm);
     free(f);
 }
 
@@ -221,6 +233,20 @@ static int add_node(tree_t *t)
     return t->n++;
 }
 
+static int add_mask(tree_t *t, uint64_t mask)
+{
+    if (t->nmask == t->capmask) {
+        int cap = t->capmask ? 2 * t->capmask : 16;
+        uint64_t *m = realloc(t->masks, (size_t)cap * sizeof *m);
+        if (!m)
+            return -1;
+        t->masks = m;
+        t->capmask = cap;
+    }
+    t->masks[t->nmask] = mask;
+    return t->nmask++;
+}
+
 typedef struct split {
     double gain;
     int feat, bin;
@@ -257,11 +283,11 @@ static void split_numeric(const hist_t *h, int nb, int feat, double W, double S,
     }
 }
 
-static void split_categorical(const hist_t *h, int feat, double W, double S, int minl,
+static void split_categorical(const hist_t *h, int ncat, int feat, double W, double S, int minl,
                               split_t *best)
 {
     int cats[HYT_FOREST_MAX_CAT], nc = 0;
-    for (int c = 0; c < HYT_FOREST_MAX_CAT; c++)
+    for (int c = 0; c < ncat; c++)
         if (h->w[c] > 0)
             cats[nc++] = c;
     /* insertion sort by mean target: nc is small */
@@ -306,7 +332,7 @@ static split_t find_split(const hyt_forest_t *f, grow_t *g, int lo, int hi, doub
         int j = feats[r];
         feats[r] = feats[t];
         feats[t] = j;
-        int nb = j == f->cat ? HYT_FOREST_MAX_CAT : f->nbins[j];
+        int nb = j == f->cat ? f->ncat : f->nbins[j];
         if (nb < 2)
             continue;
         hist_t h;
@@ -319,7 +345,7 @@ static split_t find_split(const hyt_forest_t *f, grow_t *g, int lo, int hi, doub
             h.s[b] += g->w[i] * g->y[i];
         }
         if (j == f->cat)
-            split_categorical(&h, j, W, S, f->o.min_leaf, &best);
+            split_categorical(&h, f->ncat, j, W, S, f->o.min_leaf, &best);
         else
             split_numeric(&h, nb, j, W, S, f->o.min_leaf, &best);
     }
@@ -342,9 +368,9 @@ typedef struct task {
 /* Grow one tree over the in-bag rows g->idx[0..m). */
 static int grow_tree(const hyt_forest_t *f, grow_t *g, tree_t *t, int m, task_t *stack)
 {
-    t->n = 0;
+    t->n = t->nmask = 0;
     int root = add_node(t);
-    if (root < 0)
+    if (root < 0 || add_mask(t, 0) < 0)
         return -1;
     int sp = 0;
     stack[sp++] = (task_t){root, 0, m, 0};
@@ -357,7 +383,7 @@ static int grow_tree(const hyt_forest_t *f, grow_t *g, tree_t *t, int m, task_t 
             S += g->w[i] * g->y[i];
             Q += g->w[i] * g->y[i] * g->y[i];
         }
-        t->nodes[k.node].value = S / W;
+        t->nodes[k.node].thr = (float)(S / W);
         if (k.depth >= f->o.max_depth || W < 2 * f->o.min_leaf || k.hi - k.lo < 2 ||
             Q - S * S / W <= 1e-12 * (Q > 0 ? Q : 1))
             continue;
@@ -379,14 +405,22 @@ static int grow_tree(const hyt_forest_t *f, grow_t *g, tree_t *t, int m, task_t 
         int l = add_node(t), r = add_node(t);
         if (l < 0 || r < 0)
             return -1;
+        int mi = s.feat == f->cat ? add_mask(t, s.mask) : 0;
+        if (mi < 0 || mi > UINT16_MAX)
+            return -1;
         node_t *nd = &t->nodes[k.node];
-        nd->feat = s.feat;
+        nd->feat = (int16_t)s.feat;
         nd->left = l;
-        nd->mask = s.mask;
-        nd->thr = s.feat == f->cat ? 0 : f->edge[s.feat][s.bin];
+        nd->mi = (uint16_t)mi;
+        nd->thr = s.feat == f->cat ? 0 : (float)f->edge[s.feat][s.bin];
         stack[sp++] = (task_t){r, a, k.hi, k.depth + 1};
         stack[sp++] = (task_t){l, k.lo, a, k.depth + 1};
     }
+    for (int i = 0; i < t->n; i++)
+        if (t->nodes[i].feat < 0) {
+            t->nodes[i].feat = (int16_t)f->nfeat;
+            t->nodes[i].left = i;
+        }
     return 0;
 }
 
@@ -402,11 +436,22 @@ static int check_rows(const hyt_forest_t *f, const double *X, int n)
     return 0;
 }
 
-/* G = sum_i o_i o_i' / c_i^2 over rows left out by at least one tree. */
-static void build_gram(hyt_forest_t *f, const uint16_t *cnt, int n, int *oob)
+/* The matrix of the jackknife as a quadratic form (see block_variance):
+ *   G = sum_i o_i o_i' / c_i^2   over rows left out by at least one tree,
+ *   M = (n-1)/n P G P  [- (e-1) n / B^2 I for the bias-corrected form],
+ * P = I - 11'/B the centring projection.  Since u = t - tbar has P u = u,
+ * u' M u is exactly the estimator; the projection removes G's large
+ * all-ones component, which would otherwise cancel in the sum and cost the
+ * float evaluation its precision.  Built in double, stored as float. */
+static int build_qm(hyt_forest_t *f, const uint16_t *cnt, int n, int *oob)
 {
     int B = f->o.ntrees;
-    memset(f->gram, 0, (size_t)B * (size_t)B * sizeof *f->gram);
+    double *G = calloc((size_t)B * (size_t)B, sizeof *G), *rm = calloc((size_t)B, sizeof *rm);
+    if (!G || !rm) {
+        free(G);
+        free(rm);
+        return -1;
+    }
     for (int i = 0; i < n; i++) {
         int c = 0;
         for (int b = 0; b < B; b++)
@@ -417,8 +462,25 @@ static void build_gram(hyt_forest_t *f, const uint16_t *cnt, int n, int *oob)
         double v = 1.0 / ((double)c * c);
         for (int p = 0; p < c; p++)
             for (int q = 0; q < c; q++)
-                f->gram[(size_t)oob[p] * B + oob[q]] += v;
+                G[(size_t)oob[p] * B + oob[q]] += v;
     }
+    double all = 0; /* P G P = G - r 1' - 1 r' + m 11', r the row means */
+    for (int a = 0; a < B; a++) {
+        for (int b = 0; b < B; b++)
+            rm[a] += G[(size_t)a * B + b];
+        rm[a] /= B;
+        all += rm[a] / B;
+    }
+    double scale = (double)(n - 1) / n;
+    double bias = f->o.var == HYT_FOREST_VAR_JACKKNIFE_U ? (2.718281828459045 - 1) * n / ((double)B * B) : 0;
+    for (int a = 0; a < B; a++)
+        for (int b = 0; b < B; b++) {
+            double v = scale * (G[(size_t)a * B + b] - rm[a] - rm[b] + all) - (a == b ? bias : 0);
+            f->qm[(size_t)a * B + b] = (float)v;
+        }
+    free(G);
+    free(rm);
+    return 0;
 }
 
 int hyt_forest_fit(hyt_forest_t *f, const double *X, const double *y, int n)
@@ -437,6 +499,10 @@ int hyt_forest_fit(hyt_forest_t *f, const double *X, const double *y, int n)
     if (!tmp || !g.xb || !g.idx || !g.w || !cnt || !oob || !stack)
         goto out;
     f->fitted = 0;
+    f->ncat = 0;
+    for (int i = 0; f->cat >= 0 && i < n; i++)
+        if ((int)X[(size_t)i * f->nfeat + f->cat] + 1 > f->ncat)
+            f->ncat = (int)X[(size_t)i * f->nfeat + f->cat] + 1;
     for (int j = 0; j < f->nfeat; j++)
         if (j != f->cat)
             make_edges(f, j, X, n, tmp);
@@ -458,7 +524,8 @@ int hyt_forest_fit(hyt_forest_t *f, const double *X, const double *y, int n)
         if (grow_tree(f, &g, &f->trees[b], m, stack) != 0)
             goto out;
     }
-    build_gram(f, cnt, n, oob);
+    if (f->o.var != HYT_FOREST_VAR_TREES && build_qm(f, cnt, n, oob) != 0)
+        goto out;
     f->n = n;
     f->fitted = 1;
     rc = 0;
@@ -473,113 +540,154 @@ out:
     return rc;
 }
 
-#define LANES 8
-
-/* u' G u for LANES points at once (u = t - tbar, rows of t with stride B):
- * each row of G is loaded once for all of them, and the LANES independent
- * sums keep the floating-point units busy.  G is symmetric. */
-static void quad_forms(const double *G, const double *u, int np, int B, double *out)
-{
-    double acc[LANES] = {0};
-    for (int a = 0; a < B; a++) {
-        const double *row = G + (size_t)a * B;
-        double r[LANES] = {0};
-        for (int b = 0; b < B; b++) {
-            double g = row[b];
-            for (int p = 0; p < LANES; p++)
-                r[p] += g * u[(size_t)p * B + b];
-        }
-        for (int p = 0; p < LANES; p++)
-            acc[p] += r[p] * u[(size_t)p * B + a];
-    }
-    for (int p = 0; p < np; p++)
-        out[p] = acc[p];
-}
-
-/* Points are taken in blocks and trees in the outer loop, so one tree's
- * nodes stay in cache while the whole block walks it. */
+/* Points per block of the prediction: all trees walk one block (tree-major:
+ * a tree's nodes stay in cache while the block walks it). */
 #define PREDICT_BLOCK 256
+/* Points per lane group of the quadratic form (a multiple of 8). */
+#define QL 16
 
-/* Mean and variance of np points from their tree predictions t (np x B,
- * one spare row of B after them). */
-static void block_variance(const hyt_forest_t *f, double *t, int np, double *mean, double *var)
+typedef float vf8 __attribute__((vector_size(32)));
+
+/* q[p] = u_p' M u_p for QL points; U holds u of point p of tree b at
+ * U[b * stride + p].  M is symmetric: u' M u = 2 sum_a u_a (M_aa u_a / 2 +
+ * sum_{b>a} M_ab u_b), half the products of the full form.  The lanes are
+ * points, so every point's sum runs in the same order whatever the vector
+ * width: the AVX2 clone and the generic one give identical bits (no FMA
+ * contraction under -std=c11). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void quad_lanes(const float *M, const float *U, int stride, int B, float *q)
 {
-    int B = f->o.ntrees;
-    double q[LANES];
-    for (int p = 0; p < np; p++) {
-        double *tp = t + (size_t)p * B, s = 0, ss = 0;
-        for (int b = 0; b < B; b++)
-            s += tp[b];
-        double mu = s / B;
-        if (mean)
-            mean[p] = mu;
-        for (int b = 0; b < B; b++) {
-            tp[b] -= mu;
-            ss += tp[b] * tp[b];
+    vf8 acc[QL / 8] = {0};
+    for (int a = 0; a < B; a++) {
+        const float *row = M + (size_t)a * B;
+        vf8 ua[QL / 8], r[QL / 8];
+        for (int v = 0; v < QL / 8; v++) {
+            memcpy(&ua[v], U + (size_t)a * stride + 8 * v, sizeof ua[v]);
+            r[v] = ua[v] * (0.5f * row[a]);
         }
-        if (var)
-            var[p] = ss / (B - 1);
-    }
-    if (!var || f->o.var == HYT_FOREST_VAR_TREES)
-        return;
-    for (int p = 0; p < np; p += LANES) {
-        int n = np - p < LANES ? np - p : LANES;
-        quad_forms(f->gram, t + (size_t)p * B, n, B, q);
-        for (int i = 0; i < n; i++) {
-            double vj = (double)(f->n - 1) / f->n * q[i];
-            if (f->o.var == HYT_FOREST_VAR_JACKKNIFE_U) {
-                /* var[] holds the across-tree variance with divisor B-1 */
-                double bias = (2.718281828459045 - 1) * f->n / B * var[p + i] * (B - 1) / B;
-                vj = vj > bias ? vj - bias : 0;
+        for (int b = a + 1; b < B; b++) {
+            float g = row[b];
+            for (int v = 0; v < QL / 8; v++) {
+                vf8 ub;
+                memcpy(&ub, U + (size_t)b * stride + 8 * v, sizeof ub);
+                r[v] += ub * g;
             }
-            var[p + i] = vj;
         }
+        for (int v = 0; v < QL / 8; v++)
+            acc[v] += ua[v] * r[v];
     }
+    for (int v = 0; v < QL / 8; v++)
+        for (int p = 0; p < 8; p++)
+            q[8 * v + p] = 2 * acc[v][p];
 }
 
-static void tree_predict_lanes(const hyt_forest_t *f, const tree_t *t, const double *X, int np,
-                               double *out, int stride)
+/* Lanes of the tree walk: WL walks interleaved in lock step hide the latency
+ * of each one's chain of loads (measured: twice as fast as one walk at a
+ * time, although a group runs as deep as its deepest walk). */
+#define WL 8
+
+/* Leaf values of one tree for WL points: xf holds each point's features as
+ * floats plus -inf in slot nfeat (stride nfeat + 1), c its category. */
+static void tree_walk(const tree_t *t, int cat, int nf, const float *xf, const int *c,
+                      double *out)
 {
-    const node_t *nd[LANES];
-    int cat = f->cat, nf = f->nfeat;
-    for (int p = 0; p < np; p++)
-        nd[p] = t->nodes;
+    const node_t *nd = t->nodes;
+    int i[WL] = {0};
     for (;;) {
-        int active = 0;
-        for (int p = 0; p < np; p++) {
-            const node_t *n = nd[p];
-            if (n->feat < 0)
-                continue;
-            active = 1;
-            double v = X[(size_t)p * nf + n->feat];
-            int num_left = v <= n->thr;
-            int cat_left = (int)((n->mask >> ((unsigned)v & 63)) & 1);
-            int left = n->feat == cat ? cat_left : num_left;
-            nd[p] = &t->nodes[n->left + 1 - left];
+        int more = 0;
+        for (int p = 0; p < WL; p++) {
+            const node_t *n = &nd[i[p]];
+            int j = n->feat;
+            int nr = xf[p * (nf + 1) + j] > n->thr;
+            int cr = !((t->masks[n->mi] >> c[p]) & 1);
+            i[p] = n->left + (j == cat ? cr : nr);
+            more |= j != nf;
         }
-        if (!active)
+        if (!more)
             break;
     }
-    for (int p = 0; p < np; p++)
-        out[(size_t)p * stride] = nd[p]->value;
+    for (int p = 0; p < WL; p++)
+        out[p] = nd[i[p]].thr;
+}
+
+/* Mean and variance of np points from their tree predictions T (tree-major,
+ * T[b * PREDICT_BLOCK + p]); U is float scratch of the same layout. */
+static void block_variance(const hyt_forest_t *f, const double *T, float *U, int np, double *mean,
+                           double *var)
+{
+    int B = f->o.ntrees, S = PREDICT_BLOCK;
+    double mu[PREDICT_BLOCK] = {0}, ss[PREDICT_BLOCK] = {0};
+    for (int b = 0; b < B; b++)
+        for (int p = 0; p < np; p++)
+            mu[p] += T[(size_t)b * S + p];
+    for (int p = 0; p < np; p++) {
+        mu[p] /= B;
+        if (mean)
+            mean[p] = mu[p];
+    }
+    if (!var)
+        return;
+    for (int b = 0; b < B; b++)
+        for (int p = 0; p < np; p++) {
+            double u = T[(size_t)b * S + p] - mu[p];
+            ss[p] += u * u;
+            U[(size_t)b * S + p] = (float)u;
+        }
+    if (f->o.var == HYT_FOREST_VAR_TREES) {
+        for (int p = 0; p < np; p++)
+            var[p] = ss[p] / (B - 1);
+        return;
+    }
+    /* Jackknife-after-bootstrap: (n-1)/n sum_i (tbar_{-i} - tbar)^2 with
+     * tbar_{-i} - tbar = o_i . u / c_i, i.e. u' M u (build_qm); O(B^2) per
+     * point whatever n.  Lanes past np hold zeros (U is zeroed by the caller). */
+    float q[QL];
+    for (int p = 0; p < np; p += QL) {
+        quad_lanes(f->qm, U + p, S, B, q);
+        for (int i = 0; i < QL && p + i < np; i++)
+            var[p + i] = q[i] > 0 ? q[i] : 0;
+    }
 }
 
 int hyt_forest_predict(const hyt_forest_t *f, const double *X, int m, double *mean, double *var)
 {
     if (!f->fitted)
         return -1;
-    int B = f->o.ntrees;
-    double *t = calloc((size_t)PREDICT_BLOCK * B, sizeof *t);
-    if (!t)
+    int B = f->o.ntrees, nf = f->nfeat, S = PREDICT_BLOCK;
+    double *T = malloc((size_t)S * B * sizeof *T);
+    float *U = calloc((size_t)S * B, sizeof *U), *xf = malloc((size_t)S * (nf + 1) * sizeof *xf);
+    int *cat = malloc((size_t)S * sizeof *cat);
+    if (!T || !U || !xf || !cat) {
+        free(T);
+        free(U);
+        free(xf);
+        free(cat);
         return -1;
-    for (int p0 = 0; p0 < m; p0 += PREDICT_BLOCK) {
-        int np = m - p0 < PREDICT_BLOCK ? m - p0 : PREDICT_BLOCK;
-        for (int b = 0; b < B; b++)
-            for (int p = 0; p < np; p += LANES)
-                tree_predict_lanes(f, &f->trees[b], X + (size_t)(p0 + p) * f->nfeat,
-                                   np - p < LANES ? np - p : LANES, t + (size_t)p * B + b, B);
-        block_variance(f, t, np, mean ? mean + p0 : NULL, var ? var + p0 : NULL);
     }
-    free(t);
+    for (int p0 = 0; p0 < m; p0 += S) {
+        int np = m - p0 < S ? m - p0 : S;
+        /* the last lane group repeats the block's last point */
+        int npad = (np + WL - 1) / WL * WL;
+        for (int p = 0; p < npad; p++) {
+            const double *x = X + (size_t)(p0 + (p < np ? p : np - 1)) * nf;
+            for (int j = 0; j < nf; j++)
+                xf[p * (nf + 1) + j] = (float)x[j];
+            xf[p * (nf + 1) + nf] = -INFINITY;
+            cat[p] = f->cat >= 0 ? (int)x[f->cat] & (HYT_FOREST_MAX_CAT - 1) : 0;
+        }
+        for (int b = 0; b < B; b++)
+            for (int p = 0; p < npad; p += WL)
+                tree_walk(&f->trees[b], f->cat, nf, xf + (size_t)p * (nf + 1), cat + p,
+                          T + (size_t)b * S + p);
+        if (np < S) /* the quadratic form's last lanes must be zeros */
+            memset(U, 0, (size_t)S * B * sizeof *U);
+        block_variance(f, T, U, np, mean ? mean + p0 : NULL, var ? var + p0 : NULL);
+    }
+    free(T);
+    free(U);
+    free(xf);
+    free(cat);
     return 0;
 }

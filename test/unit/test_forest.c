@@ -129,6 +129,83 @@ static void test_determinism(void)
     hyt_forest_free(f3);
 }
 
+/* The float quadratic form u' M u against the jackknife-after-bootstrap
+ * computed the long way in double: (n-1)/n sum_i (tbar_{-i} - tbar)^2 over
+ * rows i left out by some tree, minus (e-1) n/B^2 sum_b u_b^2 for the
+ * bias-corrected form.  The bootstrap counts are replayed from the seed
+ * (hyt_forest_fit draws them first from tree b's stream). */
+static void test_jackknife_exact(hyt_forest_var_t kind)
+{
+    enum { N = 300, M = 64, NF = 3 };
+    static double X[N * NF], y[N], var[M], mean[M];
+    static uint16_t cnt[100][N];
+    hyt_rng_t r;
+    hyt_rng_seed(&r, 9);
+    for (int i = 0; i < N; i++) {
+        X[i * NF] = 4 * hyt_rng_uniform(&r);
+        X[i * NF + 1] = 6 * hyt_rng_uniform(&r);
+        X[i * NF + 2] = (double)hyt_rng_below(&r, 4);
+        y[i] = truth(X[i * NF], X[i * NF + 1], (int)X[i * NF + 2]) + 0.3 * (hyt_rng_uniform(&r) - 0.5);
+    }
+    hyt_forest_opts_t o;
+    hyt_forest_opts_default(&o);
+    o.var = kind;
+    o.seed = 5;
+    hyt_forest_t *f = hyt_forest_new(NF, 2, &o);
+    CHECK(f && hyt_forest_fit(f, X, y, N) == 0, "fit");
+    int B = o.ntrees;
+    for (int b = 0; b < B; b++) {
+        hyt_rng_t g;
+        hyt_rng_seed(&g, o.seed * 0x100000001b3ull + (uint64_t)b);
+        memset(cnt[b], 0, sizeof cnt[b]);
+        for (int d = 0; d < N; d++)
+            cnt[b][hyt_rng_below(&g, N)]++;
+    }
+    CHECK(hyt_forest_predict(f, X, M, mean, var) == 0, "predict");
+    double worst = 0;
+    for (int p = 0; p < M; p++) {
+        float xf[WL * (NF + 1)];
+        int c[WL];
+        double t[100], lane[WL], tbar = 0, ss = 0, vj = 0;
+        for (int l = 0; l < WL; l++) {
+            for (int j = 0; j < NF; j++)
+                xf[l * (NF + 1) + j] = (float)X[p * NF + j];
+            xf[l * (NF + 1) + NF] = -INFINITY;
+            c[l] = (int)X[p * NF + 2];
+        }
+        for (int b = 0; b < B; b++) {
+            tree_walk(&f->trees[b], 2, NF, xf, c, lane);
+            t[b] = lane[0];
+            tbar += t[b] / B;
+        }
+        for (int b = 0; b < B; b++)
+            ss += (t[b] - tbar) * (t[b] - tbar);
+        for (int i = 0; i < N; i++) {
+            double s = 0;
+            int k = 0;
+            for (int b = 0; b < B; b++)
+                if (cnt[b][i] == 0) {
+                    s += t[b];
+                    k++;
+                }
+            if (k)
+                vj += (s / k - tbar) * (s / k - tbar);
+        }
+        vj *= (N - 1.0) / N;
+        double bias = (2.718281828459045 - 1) * N / ((double)B * B) * ss;
+        double want = kind == HYT_FOREST_VAR_JACKKNIFE_U ? fmax(vj - bias, 0) : vj;
+        /* float rounding of u and M: relative to the terms that are summed */
+        double err = fabs(var[p] - want) / (vj + bias + 1e-12);
+        worst = fmax(worst, err);
+        CHECK(fabs(mean[p] - tbar) <= 1e-9 * (1 + fabs(tbar)), "mean %g != %g", mean[p], tbar);
+    }
+    printf("jackknife (%s): quadratic form vs direct sum over rows: worst error %.2e of the "
+           "summed terms\n", kind == HYT_FOREST_VAR_JACKKNIFE_U ? "bias-corrected" : "plain",
+           worst);
+    CHECK(worst < 1e-4, "quadratic form off by %g", worst);
+    hyt_forest_free(f);
+}
+
 static void test_bad_input(void)
 {
     double X[2] = {0.5, 70}, y[1] = {1}; /* category 70 out of range */
@@ -151,6 +228,8 @@ int main(void)
     test_variance(HYT_FOREST_VAR_JACKKNIFE);
     test_variance(HYT_FOREST_VAR_TREES);
     test_determinism();
+    test_jackknife_exact(HYT_FOREST_VAR_JACKKNIFE);
+    test_jackknife_exact(HYT_FOREST_VAR_JACKKNIFE_U);
     test_bad_input();
     return check_done("test_forest");
 }
