@@ -2,6 +2,7 @@
 # Hybrid-mode radix tuning vs the best-k oracle, under SimGrid.
 #   sh bench/online_converge.sh [CALLS] [SCALES]
 # CALLS: calls per key in the hybrid and oracle loops (default 1000).
+# ONLINE_CASES: lines "collective algorithm bytes..." (default: see below).
 # SCALES: "RANKS:PLATFORM:PPN ..." (default "64:fattree-64:8 256:fattree-64:4").
 # For every (collective, radix algorithm, size) key the driver
 # (bench/online_driver.c) sweeps k, then runs CALLS calls at the best k
@@ -24,15 +25,15 @@ mkdir -p "$B/bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# collective algorithm sizes...
-cases="allreduce knomial 8 1024 65536
+# collective algorithm sizes... (ONLINE_CASES overrides, same format)
+cases=${ONLINE_CASES:-"allreduce knomial 8 1024 65536
 allreduce recmult 8 1024 65536
 allreduce kring 16384 262144
 bcast knomial 8 1024 65536
 bcast kring 16384 262144
 allgather recmult 8 1024
 allgather kring 1024 16384
-reduce knomial 8 1024 65536"
+reduce knomial 8 1024 65536"}
 
 echo "p,coll,alg,bytes,start_k,best_k,best_us,settled_k,settled_us,gap_pct,calls_after_hot,probing_calls,hybrid_us,oracle_us,overhead_pct"
 for sc in $scales; do

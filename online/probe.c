@@ -15,7 +15,7 @@
  *      keeps halving the step (subtractive decrease) until no step is left
  *      at the resolution of a quarter of k, or both ends are within min_gain
  *      of the best (a flat curve: finer steps cannot win more than the noise
- *      guard),
+ *      guard); a side whose end is STEEP times slower is not refined,
  *   5. settles on the best k seen.
  * A budget of windows bounds the cost on any curve.  The function only sees
  * global times (the agreement step made them identical on every rank), so
@@ -29,6 +29,11 @@
 #define REFINE_RES 4
 /* A losing step within this relative excess is a bump worth looking past. */
 #define BUMP 0.15
+/* A neighbour this much slower marks a step of the round count (stepped
+ * curves: k-nomial's ceil(log_k p)): radixes between it and the best
+ * rarely win, and each costs a window at up to this factor.  On a smooth
+ * V-shaped curve a neighbour 1.5x slower leaves at most a few percent. */
+#define STEEP 1.5
 
 static void settle(hyt_probe_t *p)
 {
@@ -74,15 +79,16 @@ static int mild_loss(const hyt_probe_t *p, double t)
     return !near_best(p, t) && t <= p->best_t * (1.0 + BUMP);
 }
 
-static int side_open(const hyt_probe_t *p, int gap)
+static int side_open(const hyt_probe_t *p, int gap, double neighbour_t)
 {
-    return gap >= 2 && gap * REFINE_RES > p->best_k;
+    return gap >= 2 && gap * REFINE_RES > p->best_k &&
+           !(neighbour_t < HUGE_VAL && neighbour_t >= STEEP * p->best_t);
 }
 
 static void refine_next(hyt_probe_t *p)
 {
-    int up = side_open(p, p->hi_k - p->best_k);
-    int down = side_open(p, p->best_k - p->lo_k);
+    int up = side_open(p, p->hi_k - p->best_k, p->hi_t);
+    int down = side_open(p, p->best_k - p->lo_k, p->lo_t);
     int flat = near_best(p, p->lo_t) && near_best(p, p->hi_t);
     if ((!up && !down) || flat) {
         settle(p);

@@ -105,10 +105,18 @@ int main(int argc, char **argv)
     for (int k = 2; k <= p; k++)
         if (curve(k, p, 1) < curve(best2, p, 1))
             best2 = k;
-    if (hyt_cfg.drift_interval > 0 && hyt_cfg.drift_interval < calls / 4)
-        CHECK(curve(k_end, p, 1) <= curve(best2, p, 1) * 1.05,
+    if (hyt_cfg.drift_interval > 0 && hyt_cfg.drift_interval < calls / 4) {
+        /* the shift makes the settled k 1.8x slower: drift must be seen and
+         * re-probing must recover most of the gap (per-call noise is +-20%,
+         * so the end k is only asked to be within 10% of the new optimum) */
+        hyt_online_info_t info;
+        CHECK(hyt_online_key_info(key, &info) == 0 && info.reprobes >= 1, "no re-probe");
+        CHECK(curve(k_end, p, 1) <= curve(best2, p, 1) * 1.10,
               "after the shift: k=%d (%.2f us), optimum k=%d (%.2f us)", k_end,
               curve(k_end, p, 1) * 1e6, best2, curve(best2, p, 1) * 1e6);
+        CHECK(curve(k_end, p, 1) < 0.8 * curve(k_settled1, p, 1),
+              "re-probing did not move off the old radix %d (now %d)", k_settled1, k_end);
+    }
     if (rank == 0)
         printf("first settle: call %d k=%d (optimum %d); end k=%d (optimum after shift %d)\n",
                settled_call, k_settled1, best, k_end, best2);
