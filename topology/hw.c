@@ -16,7 +16,8 @@
 
 static const char *const fact_names[HYT_HW_NFACTS] = {"packages", "numas", "cores",
                                                       "pus",      "ports", "gpus"};
-static const char *const src_names[] = {"default", "hwloc", "HYTUNE_NODE_HW", "MPI"};
+static const char *const src_names[] = {"default", "hwloc", "HYTUNE_NODE_HW",
+                                         "ranks on the node (MPI)"};
 
 const char *hyt_hw_fact_name(hyt_hw_fact_t f)
 {
