@@ -92,9 +92,5 @@ int hyt_allreduce_composition(const hyt_args_t *a, int k);
 int hyt_bcast_composition(const hyt_args_t *a, int k);
 int hyt_reduce_composition(const hyt_args_t *a, int k);
 int hyt_allgather_composition(const hyt_args_t *a, int k);
-int hyt_allreduce_composition(const hyt_args_t *a, int k);
-int hyt_bcast_composition(const hyt_args_t *a, int k);
-int hyt_reduce_composition(const hyt_args_t *a, int k);
-int hyt_allgather_composition(const hyt_args_t *a, int k);
 
 #endif

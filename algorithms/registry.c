@@ -76,21 +76,6 @@ const hyt_alg_t hyt_algs[] = {
     {.name = "composition", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_composition,
      .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION | HYT_ALG_NODE_CONSECUTIVE,
      .desc = "intra-node gather, allgather of node blocks among leaders, intra-node bcast"},
-    /* k of a composition is the radix of the k-nomial kernel of its
-     * inter-node step (k = 0, reachable only through hyt_run_alg: the MPI
-     * library's own collective among the node leaders) */
-    {.name = "composition", .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_composition,
-     .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION,
-     .desc = "intra-node reduce, allreduce among node leaders, intra-node bcast"},
-    {.name = "composition", .coll = HYT_COLL_BCAST, .fn = hyt_bcast_composition,
-     .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION,
-     .desc = "bcast on the root's node, among node leaders, then on the other nodes"},
-    {.name = "composition", .coll = HYT_COLL_REDUCE, .fn = hyt_reduce_composition,
-     .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION,
-     .desc = "intra-node reduce, reduce among node leaders, forward to the root"},
-    {.name = "composition", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_composition,
-     .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION | HYT_ALG_NODE_CONSECUTIVE,
-     .desc = "intra-node gather, allgather of node blocks among leaders, intra-node bcast"},
 };
 const int hyt_nalgs = (int)(sizeof hyt_algs / sizeof hyt_algs[0]);
 
