@@ -18,6 +18,22 @@ static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static hyt_comm_t *list_head;
 static uint64_t next_id;
 
+/* The last (communicator, context) looked up: a loop of collectives on one
+ * communicator skips MPI's attribute lookup, the largest part of hytune's
+ * per-call cost.  Filled only below MPI_THREAD_MULTIPLE (one thread in MPI
+ * at a time); emptied whenever a context is deleted, since a freed handle
+ * may come back as a new communicator. */
+MPI_Comm hyt_comm_last_comm = MPI_COMM_NULL; /* read inline by src/runtime.c */
+hyt_comm_t *hyt_comm_last_ctx;
+#define last_comm hyt_comm_last_comm
+#define last_ctx hyt_comm_last_ctx
+
+static void forget_last(void)
+{
+    if (last_ctx) /* never set under MPI_THREAD_MULTIPLE: no write races there */
+        last_ctx = NULL;
+}
+
 static void ctx_release_mpi(hyt_comm_t *ctx)
 {
     if (ctx->priv != MPI_COMM_NULL)
@@ -83,6 +99,7 @@ static int delete_fn(MPI_Comm comm, int kv, void *attr, void *extra)
     (void)kv;
     (void)extra;
     hyt_comm_t *ctx = attr;
+    forget_last();
     ctx_release_mpi(ctx);
     pthread_mutex_lock(&list_lock);
     ctx->freed = 1;
@@ -120,6 +137,7 @@ void hyt_comm_module_finalize(void)
     /* Deleting the attribute runs delete_fn, which frees MPI resources. */
     PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
     PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
+    forget_last();
     pthread_mutex_lock(&list_lock);
     hyt_comm_t *c = list_head;
     list_head = NULL;
@@ -242,14 +260,19 @@ static hyt_comm_t *ctx_create(MPI_Comm comm)
 
 hyt_comm_t *hyt_comm_get(MPI_Comm comm)
 {
+    if (HYT_LIKELY(last_ctx != NULL && comm == last_comm))
+        return last_ctx;
     void *attr;
     int flag = 0;
     if (keyval == MPI_KEYVAL_INVALID)
         return NULL;
     PMPI_Comm_get_attr(comm, keyval, &attr, &flag);
-    if (HYT_LIKELY(flag))
-        return attr;
-    return ctx_create(comm);
+    hyt_comm_t *ctx = flag ? attr : ctx_create(comm);
+    if (ctx && hyt_thread_level != MPI_THREAD_MULTIPLE) {
+        last_comm = comm;
+        last_ctx = ctx;
+    }
+    return ctx;
 }
 
 MPI_Comm hyt_comm_priv(hyt_comm_t *ctx)

@@ -18,7 +18,12 @@ int hyt_comm_module_init(void);
 void hyt_comm_module_finalize(void);
 void hyt_stats_dump(void);
 
-int hyt_pmpi_call(const hyt_args_t *a)
+/* src/comm.c's one-entry lookup cache, checked here before calling out. */
+extern MPI_Comm hyt_comm_last_comm;
+extern hyt_comm_t *hyt_comm_last_ctx;
+
+/* The body of hyt_pmpi_call, inlined into the per-call path. */
+static inline int pmpi_call(const hyt_args_t *a)
 {
     switch (a->coll) {
     case HYT_COLL_ALLREDUCE:
@@ -37,6 +42,11 @@ int hyt_pmpi_call(const hyt_args_t *a)
         break;
     }
     return MPI_ERR_INTERN;
+}
+
+int hyt_pmpi_call(const hyt_args_t *a)
+{
+    return pmpi_call(a);
 }
 
 static void parse_forced(void)
@@ -116,15 +126,28 @@ int hyt_finalize(void)
     return MPI_SUCCESS;
 }
 
-size_t hyt_selection_bytes(const hyt_args_t *a)
+/* Bodies of hyt_selection_bytes and hyt_select_static, inlined into the
+ * per-call path (calls to the exported names go through the PLT). */
+static inline size_t selection_bytes(const hyt_args_t *a)
 {
     int size = 0;
+#if defined(MPICH_VERSION) && !defined(HYT_SMPI)
+    /* MPICH encodes a predefined type's size in its handle (MPI_INT is
+     * 0x4c000405: kind "builtin" in bits 30-31, size in bits 8-15); other
+     * handles ask MPI.  Saves a library call on the common case. */
+    unsigned h = (unsigned)a->type;
+    if ((h >> 30) == 1u)
+        size = (int)((h >> 8) & 0xffu);
+    else
+        PMPI_Type_size(a->type, &size);
+#else
     PMPI_Type_size(a->type, &size);
+#endif
     return (size_t)(a->count > 0 ? a->count : 0) * (size_t)size;
 }
 
-void hyt_select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes, const hyt_alg_t **alg,
-                       int *k)
+static inline void select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes,
+                                 const hyt_alg_t **alg, int *k)
 {
     if (ctx->forced[c]) {
         *alg = ctx->forced[c];
@@ -137,6 +160,23 @@ void hyt_select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes, const hyt_al
         *alg = hyt_alg_native(c);
         *k = 0;
     }
+}
+
+size_t hyt_selection_bytes(const hyt_args_t *a)
+{
+    return selection_bytes(a);
+}
+
+void hyt_select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes, const hyt_alg_t **alg,
+                       int *k)
+{
+    select_static(ctx, c, bytes, alg, k);
+}
+
+/* Native rows never take a radix: test the flag before calling out. */
+static inline int tunable_radix(const hyt_alg_t *alg)
+{
+    return !(alg->flags & HYT_ALG_NATIVE) && hyt_alg_has_radix(alg);
 }
 
 static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *alg)
@@ -183,30 +223,40 @@ int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
 
 int hyt_dispatch(hyt_args_t *a)
 {
-    hyt_comm_t *ctx = hyt_comm_get(a->comm);
+    hyt_comm_t *ctx = hyt_comm_last_ctx;
+    if (HYT_UNLIKELY(!ctx || a->comm != hyt_comm_last_comm))
+        ctx = hyt_comm_get(a->comm);
     if (HYT_UNLIKELY(!ctx))
-        return hyt_pmpi_call(a);
+        return pmpi_call(a);
+    hyt_coll_t c = a->coll;
     a->ctx = ctx;
-    a->bytes = hyt_selection_bytes(a);
-    hyt_key_t *key = hyt_key_get(ctx, a->coll, hyt_bucket(a->bytes));
-    if (HYT_UNLIKELY(!key))
-        return hyt_pmpi_call(a);
+    a->bytes = selection_bytes(a);
+    int bucket = hyt_bucket(a->bytes);
+    hyt_key_t *key = ctx->keys[c][bucket];
+    if (HYT_UNLIKELY(!key) && !(key = hyt_key_get(ctx, c, bucket)))
+        return pmpi_call(a);
     key->calls++;
     key->bytes += a->bytes;
 
     const hyt_alg_t *alg;
     int k;
-    hyt_select_static(ctx, a->coll, a->bytes, &alg, &k);
+    select_static(ctx, c, a->bytes, &alg, &k);
+    int hybrid = hyt_cfg.mode == HYT_MODE_HYBRID;
     int timed = hyt_cfg.stats != NULL;
-    if (hyt_alg_has_radix(alg) && !ctx->forced[a->coll] && hyt_cfg.mode == HYT_MODE_HYBRID &&
-        !ctx->is_inter)
+    if (hybrid && !ctx->is_inter && !ctx->forced[c] && tunable_radix(alg))
         timed |= hyt_online_before(ctx, key, alg, &k);
     double t0 = timed ? PMPI_Wtime() : 0;
-    hyt_fallback_t fb;
-    int rc = hyt_run_alg(a, alg, k, &fb);
+    hyt_fallback_t fb = HYT_FB_NONE;
+    int rc;
+    /* the common case, MPI's own algorithm on an intracommunicator, needs
+     * none of hyt_run_alg's checks */
+    if (HYT_LIKELY((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter))
+        rc = pmpi_call(a);
+    else
+        rc = hyt_run_alg(a, alg, k, &fb);
     if (HYT_UNLIKELY(fb != HYT_FB_NONE)) {
         count_fallback(key, fb, alg);
-        alg = hyt_alg_native(a->coll);
+        alg = hyt_alg_native(c);
         k = 0;
     }
     key->alg = alg;
@@ -215,7 +265,7 @@ int hyt_dispatch(hyt_args_t *a)
         double dt = PMPI_Wtime() - t0;
         key->time += dt;
         key->timed_calls++;
-        if (hyt_alg_has_radix(alg) && hyt_cfg.mode == HYT_MODE_HYBRID)
+        if (hybrid && tunable_radix(alg))
             hyt_online_after(ctx, key, alg, k, dt);
     }
     return rc;
