@@ -6,7 +6,8 @@
  * test checks that the online records (settled k, call of the settle,
  * probing calls) are the same on every rank and that every tuned key
  * settled.  The per-rank stats files are compared by test_online_statscmp.
- *   test_online_mpi [calls]
+ *   test_online_mpi [calls] [threads]
+ * threads: MPI_THREAD_MULTIPLE, which must turn hybrid into offline mode.
  * Built also as test_online_mpi-plain (no hytune): results only. */
 #ifndef HYT_TEST_PLAIN
 #include "online/online.h"
@@ -99,10 +100,19 @@ static void check_agreement(int c)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    /* "threads": MPI_THREAD_MULTIPLE, under which hybrid mode runs offline */
+    int threads = argc > 2 && strcmp(argv[2], "threads") == 0, provided = MPI_THREAD_SINGLE;
+    if (threads)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     int calls = argc > 1 ? atoi(argv[1]) : 60;
+#ifndef HYT_TEST_PLAIN
+    if (threads && provided == MPI_THREAD_MULTIPLE)
+        CHECK(hyt_cfg.mode == HYT_MODE_OFFLINE, "THREAD_MULTIPLE left mode %d", (int)hyt_cfg.mode);
+#endif
     size_t most = 1024 * (size_t)p;
     int *in = malloc(most * sizeof *in), *a = malloc(most * sizeof *a), *b = malloc(most * sizeof *b);
     if (!in || !a || !b)

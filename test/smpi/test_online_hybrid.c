@@ -5,6 +5,8 @@
  * input (integer sums: bit-identical).  At the end every tuned key must be
  * settled; the per-rank statistics files (HYTUNE_STATS=DIR/stats.%r) are
  * compared across ranks by test_online_statscmp (test/smpi/online_run.sh).
+ * With HYTUNE_WARM_START (the stats of an earlier run) every key must start
+ * at the earlier settled k and only verify it (one window).
  *   test_online_hybrid [calls] [noise]
  * noise: before every call each rank computes for a seeded random 0-3 us
  * (arrival skew; local times then differ between ranks). */
@@ -130,6 +132,12 @@ int main(int argc, char **argv)
         if (hyt_cfg.mode == HYT_MODE_HYBRID)
             CHECK(st == 1, "rank %d: %s not settled after %d calls (state %d, alg %s)", rank,
                   cases[c].name, calls, st, key && key->alg ? key->alg->name : "-");
+        hyt_online_info_t info;
+        if (hyt_cfg.warm_start && key && hyt_online_key_info(key, &info) == 0)
+            CHECK(info.probing_calls == hyt_cfg.probe_calls && info.settled_k == info.start_k,
+                  "%s: warm start from %s not used: %lld probing calls, start k %d, settled %d",
+                  cases[c].name, hyt_cfg.warm_start, info.probing_calls, info.start_k,
+                  info.settled_k);
         if (rank == 0 && st == 1)
             printf("%-18s %s:k=%d\n", cases[c].name, key->alg->name, k);
     }
