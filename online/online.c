@@ -4,7 +4,9 @@
  * Life of a key (communicator, collective, size bucket) whose statically
  * selected algorithm has a radix:
  *   COUNT   the first calls run the start radix (table k, else the topology
- *           prior; a warm-start k if an earlier run settled one).  The last
+ *           prior; a warm-start k if an earlier run settled one).  When the
+ *           table gave the start, the prior is the search's hint: measured
+ *           once before settling if the search did not reach it.  The last
  *           probe_calls calls before the key turns hot (HYTUNE_HOT_CALLS) are
  *           timed: they measure the start radix for free.
  *   PROBE   windows of probe_calls calls per radix; at the end of a window
@@ -50,6 +52,7 @@ struct hyt_online_key {
     const hyt_alg_t *alg; /* the algorithm tuned on this key */
     state_t state;
     int k_start, k_min, k_max;
+    int k_hint;             /* topology prior, measured once if the search misses it */
     const char *start_from; /* "table", "prior", "warm start" */
     int k_run;              /* radix of the window in progress */
     int settled_k;          /* 0 until the first settle */
@@ -131,8 +134,13 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
         o->k_max = HYT_K_LIMIT;
     o->k_start = start_k(ctx, key, alg, table_k, o);
     int warm = strcmp(o->start_from, "warm start") == 0;
+    if (strcmp(o->start_from, "table") == 0) {
+        size_t bytes = key->bucket ? (size_t)1 << (key->bucket - 1) : 0;
+        o->k_hint = hyt_topo_prior_k(alg, ctx, bytes);
+    }
     hyt_probe_start(&o->probe, o->k_start, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
                     warm ? 1 : MAX_WINDOWS);
+    hyt_probe_hint(&o->probe, o->k_hint);
     o->window_from = hyt_cfg.hot_calls > window ? (uint64_t)(hyt_cfg.hot_calls - window + 1) : 1;
     o->state = ST_COUNT;
     key->online = o;
@@ -280,6 +288,7 @@ static void drift_window(struct hyt_online_key *o, double t)
     o->reprobes++;
     hyt_probe_start(&o->probe, o->settled_k, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
                     MAX_WINDOWS);
+    hyt_probe_hint(&o->probe, o->k_hint);
     probe_window(o, o->settled_k, t, PT_DRIFT); /* the drift window is the new start */
 }
 
@@ -352,8 +361,8 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
     const struct hyt_online_key *o = key->online;
     if (!o)
         return;
-    fprintf(out, "   %-22s   online %s: start k=%d (%s), probes", "", o->alg->name, o->k_start,
-            o->start_from);
+    fprintf(out, "   %-22s   online %s: start k=%d (%s), prior k=%d, probes", "", o->alg->name,
+            o->k_start, o->start_from, o->k_hint);
     for (int i = 0; i < o->npoints; i++)
         fprintf(out, " %s%d:%.2fus", o->points[i].kind == PT_DRIFT ? "drift@" : "",
                 o->points[i].k, o->points[i].t * 1e6);
@@ -379,6 +388,7 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
     json_object_object_add(j, "k_max", json_object_new_int(o->k_max));
     json_object_object_add(j, "start_k", json_object_new_int(o->k_start));
     json_object_object_add(j, "start_from", json_object_new_string(o->start_from));
+    json_object_object_add(j, "hint_k", json_object_new_int(o->k_hint));
     for (int i = 0; i < o->npoints; i++) {
         json_object *p = json_object_new_object();
         json_object_object_add(p, "k", json_object_new_int(o->points[i].k));

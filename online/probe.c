@@ -16,7 +16,10 @@
  *      at the resolution of a quarter of k, or both ends are within min_gain
  *      of the best (a flat curve: finer steps cannot win more than the noise
  *      guard); a side whose end is STEEP times slower is not refined,
- *   5. settles on the best k seen.
+ *   5. if a model's radix (hint) was given and never measured, measures it
+ *      once and takes it if it wins (the climb cannot see a far optimum
+ *      behind a plateau, e.g. k-nomial with one round at k = p),
+ *   6. settles on the best k seen.
  * A budget of windows bounds the cost on any curve.  The function only sees
  * global times (the agreement step made them identical on every rank), so
  * all ranks walk the same radix sequence. */
@@ -41,6 +44,33 @@ static void settle(hyt_probe_t *p)
     p->k_next = p->best_k;
 }
 
+static int was_tested(const hyt_probe_t *p, int k)
+{
+    int n = p->ntested < 16 ? p->ntested : 16;
+    for (int i = 0; i < n; i++)
+        if (p->tested[i] == k)
+            return 1;
+    return 0;
+}
+
+/* The search is done: one window at the hint if it is new, else settle. */
+static void finish(hyt_probe_t *p)
+{
+    int h = p->hint_k;
+    if (p->phase != HYT_PROBE_HINT && h >= p->k_min && h <= p->k_max && h != p->best_k &&
+        !was_tested(p, h) && p->windows < p->max_windows) {
+        p->phase = HYT_PROBE_HINT;
+        p->k_next = h;
+        return;
+    }
+    settle(p);
+}
+
+void hyt_probe_hint(hyt_probe_t *p, int k_hint)
+{
+    p->hint_k = k_hint;
+}
+
 void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_gain,
                      int max_windows)
 {
@@ -61,6 +91,8 @@ void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_ga
     p->look = 0;
     p->bump_k = 0;
     p->bump_t = HUGE_VAL;
+    p->hint_k = 0;
+    p->ntested = 0;
 }
 
 static int beats_best(const hyt_probe_t *p, double t)
@@ -91,7 +123,7 @@ static void refine_next(hyt_probe_t *p)
     int down = side_open(p, p->best_k - p->lo_k, p->lo_t);
     int flat = near_best(p, p->lo_t) && near_best(p, p->hi_t);
     if ((!up && !down) || flat) {
-        settle(p);
+        finish(p);
         return;
     }
     p->phase = HYT_PROBE_REFINE;
@@ -206,7 +238,16 @@ int hyt_probe_feed(hyt_probe_t *p, double t)
         return p->best_k;
     int k = p->k_next;
     p->windows++;
-    if (p->best_t < 0) {
+    if (p->ntested < 16)
+        p->tested[p->ntested] = k;
+    p->ntested++;
+    if (p->phase == HYT_PROBE_HINT) {
+        if (beats_best(p, t)) {
+            p->best_k = k;
+            p->best_t = t;
+        }
+        settle(p);
+    } else if (p->best_t < 0) {
         p->best_t = t;
         up_next(p);
     } else if (p->phase == HYT_PROBE_UP) {

@@ -11,6 +11,7 @@ typedef enum {
     HYT_PROBE_UP,      /* multiplicative increase: k *= 2 while it helps */
     HYT_PROBE_DOWN,    /* the start k was not beaten upwards: k /= 2 while it helps */
     HYT_PROBE_REFINE,  /* subtractive decrease inside the bracket around the best k */
+    HYT_PROBE_HINT,    /* one window at the model's radix, if the search never measured it */
     HYT_PROBE_SETTLED, /* best_k is final (until a drift restart) */
 } hyt_probe_phase_t;
 
@@ -31,12 +32,20 @@ typedef struct hyt_probe {
      * while the step after it is measured (look = 1). */
     int look, bump_k;
     double bump_t;
+    /* A model's radix (the topology prior) measured once before settling
+     * if the local search did not get there: a second opinion against
+     * optima the climb cannot see (k-nomial at k = p, one round). */
+    int hint_k;
+    int ntested;
+    int tested[16];    /* radixes measured (the first 16) */
 } hyt_probe_t;
 
 /* Start probing at k0 (clamped into [k_min, k_max]).  The first window
  * measures k0 itself. */
 void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_gain,
                      int max_windows);
+/* Set the model's radix (0: none); call right after hyt_probe_start. */
+void hyt_probe_hint(hyt_probe_t *p, int k_hint);
 /* Feed the global time of the window run at p->k_next; returns the radix
  * for the next window (the settled radix when p->phase is SETTLED). */
 int hyt_probe_feed(hyt_probe_t *p, double t);

@@ -85,11 +85,14 @@ typedef struct {
 
 /* Drive the machine the way online.c does: a window of PROBE_CALLS calls,
  * median of the window, fed as the global time. */
+static int g_hint; /* model radix given to the machine (0: none) */
+
 static result_t run(curve_fn f, int p, int k0, int kmin, int kmax, double noise)
 {
     hyt_probe_t pr;
     result_t r = {0};
     hyt_probe_start(&pr, k0, kmin, kmax, MIN_GAIN, MAX_WINDOWS);
+    hyt_probe_hint(&pr, g_hint);
     int guard = 0;
     while (!hyt_probe_settled(&pr) && guard++ < 1000) {
         int k = pr.k_next;
@@ -208,6 +211,38 @@ static void bump_curve(void)
     check_run("bump from above", r, 64, 64, 2, 64, 0.03);
 }
 
+/* Small-message k-nomial: latency-bound rounds, one round at k = p wins,
+ * behind a plateau of two-round radixes the climb cannot see past.  The
+ * model's hint (k = p) is measured once before settling. */
+static double c_one_round(int k, int p)
+{
+    if (k < 2)
+        return 1e9;
+    int rounds = 0;
+    for (long r = 1; r < p; r *= k)
+        rounds++;
+    return rounds * (1.0 + 0.002 * (k - 1));
+}
+
+static void hint_curve(void)
+{
+    g_hint = 0;
+    result_t r = run(c_one_round, 64, 2, 2, 64, 0);
+    CHECK(r.k != 64, "without a hint the climb was expected to stop on the plateau (k=%d)", r.k);
+    g_hint = 64;
+    r = run(c_one_round, 64, 2, 2, 64, 0);
+    check_run("one round at p, hint p", r, 64, 2, 2, 64, 0.0);
+    CHECK(r.k == 64, "hint p not taken: k=%d", r.k);
+    g_hint = 2; /* a wrong hint costs one window and is not taken */
+    r = run(c_knomial, 256, 4, 2, 256, 0);
+    check_run("k-nomial, wrong hint", r, 256, 4, 2, 256, 0.03);
+    /* every smooth curve still lands within 3% with a hint at p */
+    g_hint = 256;
+    r = run(c_knomial_wide, 256, 2, 2, 256, 0);
+    check_run("k-nomial wide, hint p", r, 256, 2, 2, 256, 0.03);
+    g_hint = 0;
+}
+
 /* a key already best at its start radix settles after a few calls */
 static void settles_fast_when_best(void)
 {
@@ -280,6 +315,7 @@ int main(void)
     smooth_curves();
     rough_curves();
     bump_curve();
+    hint_curve();
     settles_fast_when_best();
     noisy_curves();
     deterministic();
