@@ -11,13 +11,15 @@
 #    percentage of the exhaustive sweep.
 # Environment: B (build dir, default build), NODES (16), PPN (4),
 # COLLS (allreduce,bcast,reduce,allgather), MAX_BYTES (1M),
-# PLATFORM (platforms/cluster-small.xml), SEEDS ("1 2 3").
+# PLATFORM (platforms/cluster-small.xml), SEEDS ("1 2 3"), BUDGET (15: also print
+# the tuner's state at its last iteration within BUDGET% of the exhaustive cost,
+# and random sampling's at no more than the same cost).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${B:-$top/build}
 NODES=${NODES:-16} PPN=${PPN:-4} COLLS=${COLLS:-allreduce,bcast,reduce,allgather}
 MAX_BYTES=${MAX_BYTES:-1M} PLATFORM=${PLATFORM:-$top/platforms/cluster-small.xml}
-SEEDS=${SEEDS:-1 2 3}
+SEEDS=${SEEDS:-1 2 3} BUDGET=${BUDGET:-15}
 out=${1:-$(mktemp -d /tmp/hytune-oracle.XXXXXX)}
 mkdir -p "$out"
 hf=$out/hosts
@@ -37,4 +39,10 @@ for s in $SEEDS; do
     echo "# seed $s: $B/bin/hytune tune --oracle $out/oracle.csv --coll $COLLS --seed $s"
     "$B/bin/hytune" tune --oracle "$out/oracle.csv" --coll "$COLLS" --seed "$s" | tee "$out/curves-$s.txt" |
         grep -E '^(summary|#)'
+    # columns: mode coll iter points cost_s cost% cumvar expgain R2 slowdown accuracy mistakes
+    awk -v B="$BUDGET" '
+        $1 == "tuner"  { c = $6; sub("%", "", c); if (c + 0 <= B) { tc[$2] = c; tp[$2] = $4; ts[$2] = $10; tm[$2] = $12 } }
+        $1 == "random" { c = $6; sub("%", "", c); if (($2 in tc) && c + 0 <= tc[$2] + 1e-9) { rc[$2] = c; rs[$2] = $10; rm[$2] = $12 } }
+        END { for (k in tc) printf "at %g%% %s: tuner %s%% of exhaustive (%d points) slowdown %.4f mistakes %.1f%% | random %s%% slowdown %.4f mistakes %.1f%%\n",
+                  B, k, tc[k], tp[k], ts[k], 100 * tm[k], rc[k], rs[k], 100 * rm[k] }' "$out/curves-$s.txt" | sort
 done

@@ -20,6 +20,17 @@ struct hyt_al {
     hyt_al_point_t *grid;
     double *gx;       /* grid features */
     double *gvar;     /* grid variance of the last fit */
+    double *gmu;      /* grid mean (log time) of the last fit */
+    double *meas;     /* measured log time of a grid point (mean), NAN if none */
+    int *nmeas;
+    int *order;       /* grid indices sorted by (nodes, ppn, bytes, alg, k) */
+    int *gstart;      /* group g (one shape and size) is order[gstart[g]..gstart[g+1]) */
+    int ngroups;
+    double *score;    /* acquisition score of the last fit; < 0: not selectable */
+    int *gid;         /* group of a grid point */
+    hyt_al_point_t cand[256]; /* distinct candidates (alg, k) of the grid */
+    int ncand;
+    double expected;  /* expected gain left (mean over groups, log units) */
     char *taken;      /* grid point already chosen */
     int ngrid, ntaken;
     double *x, *y;    /* training rows, log(time) */
@@ -37,9 +48,10 @@ void hyt_al_opts_default(hyt_al_opts_t *o)
     o->init_points = 16;
     o->offgrid_every = 5;
     o->bytes_gran = 1;
-    o->threshold = 0.01;
+    o->threshold = 0.02; /* decision mode; measured on the oracle in docs/tuner.md */
     o->patience = 3;
     o->random = 0;
+    o->select = HYT_AL_SELECT_DECISION;
     o->seed = 1;
     hyt_forest_opts_default(&o->forest);
     /* the uncorrected jackknife grows with the number of points at fixed B
@@ -54,6 +66,81 @@ void hyt_al_features(const hyt_al_point_t *p, double *x)
     x[2] = p->bytes ? log2((double)p->bytes) + 1 : 0;
     x[3] = p->alg;
     x[4] = p->k > 0 ? log2((double)p->k) + 1 : 0;
+}
+
+static int cmp_point(const hyt_al_point_t *x, const hyt_al_point_t *y, int with_cand)
+{
+    if (x->nodes != y->nodes)
+        return x->nodes < y->nodes ? -1 : 1;
+    if (x->ppn != y->ppn)
+        return x->ppn < y->ppn ? -1 : 1;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? -1 : 1;
+    if (!with_cand)
+        return 0;
+    if (x->alg != y->alg)
+        return x->alg < y->alg ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* Insertion-free merge sort of grid indices by point (qsort has no context). */
+static void sort_idx(const hyt_al_point_t *g, int *v, int *tmp, int n)
+{
+    if (n < 2)
+        return;
+    int h = n / 2;
+    sort_idx(g, v, tmp, h);
+    sort_idx(g, v + h, tmp, n - h);
+    int i = 0, j = h, k = 0;
+    while (i < h || j < n)
+        tmp[k++] = j >= n || (i < h && cmp_point(&g[v[i]], &g[v[j]], 1) <= 0) ? v[i++] : v[j++];
+    memcpy(v, tmp, (size_t)n * sizeof *v);
+}
+
+/* Groups: grid points of one shape and size (the candidates a decision is
+ * taken among). */
+static void make_groups(hyt_al_t *a)
+{
+    int *tmp = malloc((size_t)a->ngrid * sizeof *tmp);
+    for (int i = 0; i < a->ngrid; i++) {
+        a->order[i] = i;
+        a->meas[i] = NAN;
+    }
+    if (tmp)
+        sort_idx(a->grid, a->order, tmp, a->ngrid);
+    free(tmp);
+    a->ngroups = 0;
+    for (int q = 0; q < a->ngrid; q++)
+        if (q == 0 || cmp_point(&a->grid[a->order[q]], &a->grid[a->order[q - 1]], 0) != 0)
+            a->gstart[a->ngroups++] = q;
+    a->gstart[a->ngroups] = a->ngrid;
+    for (int g = 0; g < a->ngroups; g++)
+        for (int q = a->gstart[g]; q < a->gstart[g + 1]; q++)
+            a->gid[a->order[q]] = g;
+    a->ncand = 0;
+    for (int i = 0; i < a->ngrid; i++) {
+        int c = 0;
+        while (c < a->ncand && (a->cand[c].alg != a->grid[i].alg || a->cand[c].k != a->grid[i].k))
+            c++;
+        if (c == a->ncand && a->ncand < 256)
+            a->cand[a->ncand++] = a->grid[i];
+    }
+}
+
+/* Grid index of a point, or -1. */
+static int grid_index(const hyt_al_t *a, const hyt_al_point_t *p)
+{
+    int lo = 0, hi = a->ngrid - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2, c = cmp_point(&a->grid[a->order[mid]], p, 1);
+        if (c == 0)
+            return a->order[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
 }
 
 hyt_al_t *hyt_al_new(const hyt_al_point_t *grid, int ngrid, const hyt_al_opts_t *o)
@@ -75,12 +162,21 @@ hyt_al_t *hyt_al_new(const hyt_al_point_t *grid, int ngrid, const hyt_al_opts_t 
     a->gx = malloc((size_t)ngrid * HYT_AL_NFEAT * sizeof *a->gx);
     a->gvar = calloc((size_t)ngrid, sizeof *a->gvar);
     a->taken = calloc((size_t)ngrid, 1);
+    a->gmu = calloc((size_t)ngrid, sizeof *a->gmu);
+    a->meas = malloc((size_t)ngrid * sizeof *a->meas);
+    a->nmeas = calloc((size_t)ngrid, sizeof *a->nmeas);
+    a->order = malloc((size_t)ngrid * sizeof *a->order);
+    a->gstart = malloc((size_t)(ngrid + 1) * sizeof *a->gstart);
+    a->score = calloc((size_t)ngrid, sizeof *a->score);
+    a->gid = malloc((size_t)ngrid * sizeof *a->gid);
     a->forest = hyt_forest_new(HYT_AL_NFEAT, 3, &a->o.forest);
-    if (!a->grid || !a->gx || !a->gvar || !a->taken || !a->forest) {
+    if (!a->grid || !a->gx || !a->gvar || !a->taken || !a->gmu || !a->meas || !a->nmeas ||
+        !a->order || !a->gstart || !a->score || !a->gid || !a->forest) {
         hyt_al_free(a);
         return NULL;
     }
     memcpy(a->grid, grid, (size_t)ngrid * sizeof *grid);
+    make_groups(a);
     for (int i = 0; i < ngrid; i++)
         hyt_al_features(&grid[i], a->gx + (size_t)i * HYT_AL_NFEAT);
     hyt_rng_seed(&a->rng, a->o.seed ^ 0xa11ce5ull);
@@ -96,6 +192,13 @@ void hyt_al_free(hyt_al_t *a)
     free(a->gx);
     free(a->gvar);
     free(a->taken);
+    free(a->gmu);
+    free(a->meas);
+    free(a->nmeas);
+    free(a->order);
+    free(a->gstart);
+    free(a->score);
+    free(a->gid);
     free(a->x);
     free(a->y);
     hyt_forest_free(a->forest);
@@ -118,7 +221,17 @@ static int push_row(hyt_al_t *a, const hyt_al_point_t *p, double time_us)
     }
     hyt_al_features(p, a->x + (size_t)a->n * HYT_AL_NFEAT);
     /* a failed or zero reading must not become -inf */
-    a->y[a->n++] = log(time_us > 1e-3 ? time_us : 1e-3);
+    double y = log(time_us > 1e-3 ? time_us : 1e-3);
+    a->y[a->n++] = y;
+    int g = grid_index(a, p);
+    if (g >= 0) { /* a grid point's own measurement (mean of repeats) */
+        a->meas[g] = a->nmeas[g] ? (a->meas[g] * a->nmeas[g] + y) / (a->nmeas[g] + 1) : y;
+        a->nmeas[g]++;
+        if (!a->taken[g]) {
+            a->taken[g] = 1;
+            a->ntaken++;
+        }
+    }
     return 0;
 }
 
@@ -160,6 +273,23 @@ static int argmax_var(const hyt_al_t *a)
     return best;
 }
 
+/* Untaken grid point of best score whose group has no point in this batch
+ * yet (the second candidate of a group is worth less once the first is
+ * known); any untaken point of best score when every group has one. */
+static int argmax_score(const hyt_al_t *a, const char *used)
+{
+    int best = -1, any = -1;
+    for (int i = 0; i < a->ngrid; i++) {
+        if (a->taken[i] || a->score[i] < 0)
+            continue;
+        if (!used[a->gid[i]] && (best < 0 || a->score[i] > a->score[best]))
+            best = i;
+        if (any < 0 || a->score[i] > a->score[any])
+            any = i;
+    }
+    return best >= 0 ? best : any;
+}
+
 static int random_untaken(hyt_al_t *a)
 {
     int left = a->ngrid - a->ntaken;
@@ -172,6 +302,24 @@ static int random_untaken(hyt_al_t *a)
     return -1;
 }
 
+/* Initial design of the decision mode: candidate j % ncand at a random
+ * untaken grid point of its own, so every algorithm and radix is seen once
+ * before the first fit (random points may miss a rare one). */
+static int design_point(hyt_al_t *a, int j)
+{
+    const hyt_al_point_t *c = &a->cand[j % (a->ncand ? a->ncand : 1)];
+    int left = 0;
+    for (int i = 0; i < a->ngrid; i++)
+        left += !a->taken[i] && a->grid[i].alg == c->alg && a->grid[i].k == c->k;
+    if (left == 0)
+        return random_untaken(a);
+    long r = (long)hyt_rng_below(&a->rng, (uint64_t)left);
+    for (int i = 0; i < a->ngrid; i++)
+        if (!a->taken[i] && a->grid[i].alg == c->alg && a->grid[i].k == c->k && r-- == 0)
+            return i;
+    return -1;
+}
+
 int hyt_al_next(hyt_al_t *a, hyt_al_point_t *out, int max)
 {
     int want = a->o.batch;
@@ -179,11 +327,22 @@ int hyt_al_next(hyt_al_t *a, hyt_al_point_t *out, int max)
         want = a->o.init_points - a->n;
     if (want > max)
         want = max;
+    char *used = calloc((size_t)a->ngroups + 1, 1);
+    if (!used)
+        return 0;
     int got = 0;
     while (got < want) {
-        int i = a->fitted && !a->o.random ? argmax_var(a) : random_untaken(a);
+        int i;
+        if (a->o.random)
+            i = random_untaken(a);
+        else if (!a->fitted)
+            i = a->o.select == HYT_AL_SELECT_DECISION ? design_point(a, a->ntaken)
+                                                      : random_untaken(a);
+        else
+            i = a->o.select == HYT_AL_SELECT_DECISION ? argmax_score(a, used) : argmax_var(a);
         if (i < 0)
             break;
+        used[a->gid[i]] = 1;
         a->taken[i] = 1;
         a->ntaken++;
         out[got] = a->grid[i];
@@ -191,7 +350,49 @@ int hyt_al_next(hyt_al_t *a, hyt_al_point_t *out, int max)
             out[got].bytes = offgrid_bytes(a, out[got].bytes);
         got++;
     }
+    free(used);
     return got;
+}
+
+/* Decision-focused scores (HYT_AL_SELECT_DECISION).  In a group (one shape
+ * and size) the incumbent is the best measured candidate, log time m (the
+ * best predicted one while none is measured).  An unmeasured candidate with
+ * predicted log time mu and standard deviation s (the forest's variance,
+ * floored at 1%: measurements are not exact) may beat it; the expected
+ * improvement EI = E[max(0, m - T)] = s (z Phi(z) + phi(z)), z = (m - mu)/s,
+ * is the expected drop of the group's log slowdown if it were measured.
+ * Score = EI / exp(mu): gain per benchmark second (a point's cost grows
+ * with its time), so cheap small-message decisions are settled first and
+ * expensive points are bought only where they may change a choice.  The
+ * expected gain left is the mean over groups of their largest EI. */
+static void score_points(hyt_al_t *a)
+{
+    double tot = 0;
+    for (int g = 0; g < a->ngroups; g++) {
+        int q0 = a->gstart[g], q1 = a->gstart[g + 1];
+        double inc = INFINITY, pinc = INFINITY, best = 0;
+        for (int q = q0; q < q1; q++) {
+            int i = a->order[q];
+            if (a->nmeas[i])
+                inc = fmin(inc, a->meas[i]);
+            pinc = fmin(pinc, a->gmu[i]);
+        }
+        if (isinf(inc))
+            inc = pinc;
+        for (int q = q0; q < q1; q++) {
+            int i = a->order[q];
+            if (a->taken[i]) {
+                a->score[i] = -1;
+                continue;
+            }
+            double s = sqrt(fmax(a->gvar[i], 1e-4)), z = (inc - a->gmu[i]) / s;
+            double ei = s * (z * 0.5 * erfc(-z / sqrt(2.0)) + exp(-0.5 * z * z) / 2.5066282746310002);
+            a->score[i] = ei / exp(a->gmu[i]);
+            best = fmax(best, ei);
+        }
+        tot += best;
+    }
+    a->expected = tot / (a->ngroups ? a->ngroups : 1);
 }
 
 static int refit(hyt_al_t *a)
@@ -199,12 +400,14 @@ static int refit(hyt_al_t *a)
     if (hyt_forest_fit(a->forest, a->x, a->y, a->n) != 0)
         return -1;
     a->fitted = 1;
-    if (hyt_forest_predict(a->forest, a->gx, a->ngrid, NULL, a->gvar) != 0)
+    if (hyt_forest_predict(a->forest, a->gx, a->ngrid, a->gmu, a->gvar) != 0)
         return -1;
     double s = 0;
     for (int i = 0; i < a->ngrid; i++)
         s += a->gvar[i];
     a->cumvar = s / a->ngrid;
+    if (a->o.select == HYT_AL_SELECT_DECISION)
+        score_points(a);
     return 0;
 }
 
@@ -220,7 +423,8 @@ static void track(hyt_al_t *a)
     }
     a->prev_rel = a->rel;
     a->rel = a->cumvar / a->cumvar0;
-    if (fabs(a->rel - a->prev_rel) < a->o.threshold)
+    if (a->o.select == HYT_AL_SELECT_DECISION ? a->expected < a->o.threshold
+                                              : fabs(a->rel - a->prev_rel) < a->o.threshold)
         a->stable++;
     else
         a->stable = 0;
@@ -277,8 +481,10 @@ int hyt_al_predict(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *
     for (int i = 0; i < n; i++)
         hyt_al_features(&pts[i], x + (size_t)i * HYT_AL_NFEAT);
     int rc = hyt_forest_predict(a->forest, x, n, time_us, NULL);
-    for (int i = 0; rc == 0 && i < n; i++)
-        time_us[i] = exp(time_us[i]);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        int g = grid_index(a, &pts[i]);
+        time_us[i] = exp(g >= 0 && a->nmeas[g] ? a->meas[g] : time_us[i]);
+    }
     free(x);
     return rc;
 }
@@ -290,5 +496,6 @@ void hyt_al_status(const hyt_al_t *a, hyt_al_status_t *s)
     s->cost_s = a->cost;
     s->cumvar = a->cumvar;
     s->cumvar_rel = a->rel;
+    s->expected = a->expected;
     s->converged = a->converged;
 }

@@ -22,14 +22,28 @@ typedef struct hyt_al_point {
 typedef int (*hyt_al_measure_fn)(void *ctx, const hyt_al_point_t *pts, int n, double *time_us,
                                  double *cost_s);
 
+/* How the next points are chosen once a model exists. */
+typedef enum {
+    /* Decision-focused (default): per group of candidates (one shape and
+     * size), the expected improvement of the group's choice over its best
+     * measured candidate, per benchmark second (see active.c). */
+    HYT_AL_SELECT_DECISION = 0,
+    /* Largest forest variance anywhere (ACCLAiM). */
+    HYT_AL_SELECT_VARIANCE = 1,
+} hyt_al_select_t;
+
 typedef struct hyt_al_opts {
     int batch;          /* points per iteration; default 8 */
     int init_points;    /* random points before the first fit; default 16 */
     int offgrid_every;  /* every n-th point moves to a non-power-of-two size; default 5 */
     uint64_t bytes_gran;/* sizes are multiples of this (4 for MPI_INT reductions); default 1 */
-    double threshold;   /* convergence: change of relative cumulative variance; default 0.01 */
-    int patience;       /* ... below threshold this many iterations in a row; default 3 */
-    int random;         /* 1: pick points at random (the baseline), not by variance */
+    double threshold;   /* convergence, decision mode: expected gain left (mean over groups
+                         * of the best expected improvement, log units) below this;
+                         * variance mode: change of relative cumulative variance below
+                         * this; default 0.02 */
+    int patience;       /* ... this many iterations in a row; default 3 */
+    int random;         /* 1: pick points at random (the baseline), not by the model */
+    hyt_al_select_t select; /* default HYT_AL_SELECT_DECISION */
     uint64_t seed;      /* default 1 */
     hyt_forest_opts_t forest;
 } hyt_al_opts_t;
@@ -55,7 +69,8 @@ int hyt_al_update(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us,
  * the grid is exhausted. */
 int hyt_al_step(hyt_al_t *a, hyt_al_measure_fn measure, void *ctx);
 
-/* Predicted time (us) of any points (sizes need not be on the grid). */
+/* Predicted time (us) of any points (sizes need not be on the grid); a grid
+ * point that was measured answers its measurement (mean of repeats). */
 int hyt_al_predict(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *time_us);
 
 typedef struct hyt_al_status {
@@ -63,6 +78,7 @@ typedef struct hyt_al_status {
     double cost_s;      /* cumulative benchmark seconds */
     double cumvar;      /* mean variance over the grid (log-time units) */
     double cumvar_rel;  /* cumvar / its first value */
+    double expected;    /* decision mode: expected gain left (see threshold) */
     int converged;
 } hyt_al_status_t;
 void hyt_al_status(const hyt_al_t *a, hyt_al_status_t *s);

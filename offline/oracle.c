@@ -264,9 +264,9 @@ static void print_iter(FILE *out, const char *mode, const char *coll, const hyt_
 {
     hyt_al_status_t st;
     hyt_al_status(al, &st);
-    fprintf(out, "%-6s %-10s %4d %6d %10.4f %7.2f%% %8.4f %7.4f %8.4f %7.4f %7.4f\n", mode, coll,
-            st.iterations, st.points, st.cost_s, 100 * st.cost_s / exhaustive, st.cumvar_rel,
-            m->r2, m->slowdown, m->accuracy, m->mistakes);
+    fprintf(out, "%-6s %-10s %4d %6d %10.4f %7.2f%% %8.4f %8.5f %7.4f %8.4f %7.4f %7.4f\n", mode,
+            coll, st.iterations, st.points, st.cost_s, 100 * st.cost_s / exhaustive, st.cumvar_rel,
+            st.expected, m->r2, m->slowdown, m->accuracy, m->mistakes);
 }
 
 /* Run one loop; stop at convergence (tuner) or once cost reaches budget. */
@@ -316,8 +316,8 @@ int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_op
     fprintf(out, "# %s: %d shapes, %d candidates, %d grid points, exhaustive benchmark %.3f s "
             "(%d calls per point)\n", coll, v->nshape, v->ncand, ng, v->exhaustive_s,
             HYT_ORACLE_CALLS);
-    fprintf(out, "# mode   coll       iter points     cost_s   cost%%   cumvar      R2 slowdown "
-            "accuracy mistakes\n");
+    fprintf(out, "# mode   coll       iter points     cost_s   cost%%   cumvar  expgain      R2 "
+            "slowdown accuracy mistakes\n");
     metrics_t mt = {0}, mr = {0};
     hyt_al_status_t st, sr;
     double budget = max_cost_s > 0 ? max_cost_s : 1e300;

@@ -54,8 +54,8 @@ static void usage(FILE *f)
             "  --timeout S        benchmark time budget in seconds (default 600)\n"
             "  --point-budget S   time budget of one benchmark point (default 0.05)\n"
             "  --batch N          points per iteration (default 8)\n"
-            "  --threshold X      convergence threshold on the relative cumulative\n"
-            "                     variance (default 0.01)\n"
+            "  --threshold X      convergence: expected gain left in the average log\n"
+            "                     slowdown below X for 3 iterations (default 0.02)\n"
             "  --seed N           seed of every random choice (default 1)\n"
             "  --dump FILE        also write every measurement as oracle CSV\n"
             "  --exhaustive       measure every grid point (with --dump: an oracle)\n"
@@ -114,7 +114,7 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
     o->out = "hytune-table.json";
     o->timeout = 600;
     o->point_budget = 0.05;
-    o->threshold = 0.01;
+    o->threshold = 0.02;
     o->seed = 1;
     o->batch = 8;
     o->colls[0] = HYT_COLL_ALLREDUCE;
