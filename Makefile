@@ -88,6 +88,15 @@ $(B)/test/smpi/%: test/smpi/%.c $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc
 
 tests: all $(UNIT_BIN) $(MPI_TEST_BIN) $(SMPI_TEST_BIN)
 
+# ---- proxy applications and the collective benchmark (bench/apps/, SimGrid) ----
+BENCH_APP_BIN := $(if $(SMPICC),$(patsubst %.c,$(B)/%,$(wildcard bench/apps/*.c)))
+$(B)/bench/apps/%: bench/apps/%.c bench/apps/app.h $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc
+	@mkdir -p $(dir $@)
+	$(B)/bin/hytune-smpicc $(CFLAGS) $< -o $@
+bench-apps: $(BENCH_APP_BIN)
+tests: bench-apps
+.PHONY: bench-apps
+
 check: tests
 	sh test/run.sh
 
