@@ -8,11 +8,11 @@
  *   knomial,     k minimizing an alpha-beta (LogGP-like) estimate of the
  *   kbruck       schedule: ceil(log_k p) rounds, each one latency plus k-1
  *                messages injected back to back (a tree for knomial, an
- *                exchange with fold-in/out of extra ranks for kbruck).  Small messages favour few
+ *                exchange for kbruck).  Small messages favour few
  *                rounds (large k, up to p); large ones favour few copies
  *                (k shrinking to 2).  Estimates within TIE of the best are
  *                ties, broken by the fewest ranks outside full powers of k
- *                (those need extra fold-in/fold-out rounds).
+ *                (partial trees and rounds balance worst there).
  *   composition  the prior of its inner inter-node step (k-nomial over the
  *                node leaders).
  * Everything is a pure function of the communicator shape and the size, so
@@ -66,8 +66,9 @@ static double model_tree(int k, int p, double n, hyt_coll_t c)
     return r * (twice * ALPHA + (k - 1) * (twice * (OVERHEAD + msg * BETA) + red));
 }
 
-/* An exchange schedule (Bruck, recursive k-ing): ceil(log_k p) rounds with
- * k-1 partners each; ranks beyond a power of k fold in and out. */
+/* An exchange schedule (k-port Bruck): ceil(log_k p) rounds with k-1
+ * partners each; any p works without extra rounds (the last round is
+ * partial, counted whole here). */
 static double model_exchange(int k, int p, double n, hyt_coll_t c)
 {
     double t = 0, block = n;
@@ -86,8 +87,6 @@ static double model_exchange(int k, int p, double n, hyt_coll_t c)
             red = msg * GAMMA;
         t += ALPHA + (k - 1) * (OVERHEAD + msg * BETA + red);
     }
-    if (leftover(k, p) > 0)
-        t += 2 * ALPHA + n * BETA * (c == HYT_COLL_ALLGATHER ? 1 + p : 2);
     return t;
 }
 

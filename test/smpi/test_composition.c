@@ -220,11 +220,13 @@ static void split_and_run(int in, int key, int nodes, int ppn, int ppn_min, int 
 static void consecutive_layouts(int first, int last)
 {
     static const int ppns[] = {1, 2, 3, 4, 8}, nodess[] = {1, 3, 5, 7, 8};
-    int node = hyt_world_node_of[hyt_world_rank], hr = host_rank();
+    int node = hyt_world_node_of[hyt_world_rank], hr = host_rank(), here = 0;
+    for (int r = 0; r < hyt_world_size; r++) /* ranks on my host (all hosts alike) */
+        here += hyt_world_node_of[r] == node;
     for (int i = first; i <= last; i++)
         for (size_t j = 0; j < sizeof nodess / sizeof nodess[0]; j++) {
             char label[64];
-            int q = ppns[i], m = nodess[j];
+            int q = ppns[i] < here ? ppns[i] : here, m = nodess[j];
             if (m > hyt_world_nodes)
                 continue;
             snprintf(label, sizeof label, "%d nodes x %d ppn", m, q);

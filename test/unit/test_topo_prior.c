@@ -128,9 +128,11 @@ static void model(void)
               hyt_topo_model_us(8, 64, 0, HYT_COLL_BCAST, 1), "0 B: k=8 beats k=2");
     CHECK(hyt_topo_model_us(2, 64, 1 << 20, HYT_COLL_BCAST, 1) <
               hyt_topo_model_us(8, 64, 1 << 20, HYT_COLL_BCAST, 1), "1 MiB: k=2 beats k=8");
-    CHECK(hyt_topo_model_us(4, 64, 8, HYT_COLL_ALLREDUCE, 0) <
-              hyt_topo_model_us(5, 64, 8, HYT_COLL_ALLREDUCE, 0),
-          "exchange: 64 = 4^3 needs no fold, 5 does");
+    CHECK(hyt_topo_model_us(4, 64, 8, HYT_COLL_ALLTOALL, 0) <
+              hyt_topo_model_us(4, 64, 4096, HYT_COLL_ALLTOALL, 0),
+          "exchange: more bytes cost more");
+    CHECK(hyt_topo_model_us(2, 64, 0, HYT_COLL_ALLTOALL, 0) >
+              hyt_topo_model_us(8, 64, 0, HYT_COLL_ALLTOALL, 0), "exchange 0 B: k=8 beats 2");
     /* the context entry point reads the shape from the communicator */
     hyt_comm_t ctx;
     memset(&ctx, 0, sizeof ctx);
