@@ -148,3 +148,20 @@ gen_trace_platform() {
         print "</platform>"
     }' | write_atomic "$_dir/tree-$_var-$_n.xml"
 }
+
+# stats_choices STATS_REPORT: one line summarising what hytune chose, from
+# the human report HYTUNE_STATS wrote (rank 0): per key
+# "coll SIZE: alg:k=K [start k=S, settled k=N]"; "-" if nothing was recorded.
+stats_choices() {
+    [ -s "$1" ] || { echo "-"; return; }
+    awk '
+    function flush() {
+        if (key == "") return
+        if (extra != "" && extra !~ /\]$/) extra = extra "]"
+        out = out (out == "" ? "" : "; ") key extra
+    }
+    /^   [a-z_]+ +[0-9]+(-[0-9]+)? B / { flush(); key = $1 " " $2 "B: " $NF; extra = ""; next }
+    /online .*start k=/ { if (match($0, /start k=[0-9]+/)) extra = " [" substr($0, RSTART, RLENGTH) }
+    /settled k=/ { if (match($0, /settled k=[0-9]+/)) extra = extra (extra == "" ? " [" : ", ") substr($0, RSTART, RLENGTH) "]" }
+    END { flush(); print (out == "" ? "-" : out) }' "$1"
+}

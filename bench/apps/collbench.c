@@ -1,6 +1,6 @@
 /* Collective latency driver used by every evaluation script.
  *
- * For each message size from --min-bytes to --max-bytes (powers of two) it
+ * For each message size from --min-bytes to --max-bytes (times --step) it
  * runs --warmup untimed calls, then --iters timed calls, each preceded by a
  * barrier so every call starts with synchronised arrival; a rank's time is
  * the mean of its own call durations and the reported time the largest
@@ -144,10 +144,11 @@ static int strip_coll(int argc, char **argv, char **out)
 
 int main(int argc, char **argv)
 {
-    long minb = 8, maxb = 1L << 20, iters = 10, warmup = 2, max_total = 64L << 20;
+    long minb = 8, maxb = 1L << 20, step = 2, iters = 10, warmup = 2, max_total = 64L << 20;
     const app_opt_t opts[] = {
         {"--min-bytes", &minb, 4, 1L << 30, "smallest size (rounded down to a multiple of 4)"},
         {"--max-bytes", &maxb, 4, 1L << 30, "largest size"},
+        {"--step", &step, 2, 1024, "size factor from one size to the next"},
         {"--iters", &iters, 1, 1000000, "timed calls per size"},
         {"--warmup", &warmup, 0, 1000000, "untimed calls per size"},
         {"--max-total", &max_total, 1024, 1L << 34, "skip sizes needing more buffer per rank"},
@@ -158,7 +159,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &b.size);
     char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
     int nrest = strip_coll(argc, argv, rest);
-    if (b.coll < 0 || app_parse(nrest, rest, opts, 5, b.rank)) {
+    if (b.coll < 0 || app_parse(nrest, rest, opts, 6, b.rank)) {
         if (b.coll < 0 && b.rank == 0)
             fprintf(stderr, "collbench: give --coll allreduce|allgather|bcast|reduce|alltoall\n");
         free(rest);
@@ -167,7 +168,7 @@ int main(int argc, char **argv)
     }
     free(rest);
     int ok = 1;
-    for (long bytes = minb; bytes <= maxb; bytes *= 2) {
+    for (long bytes = minb; bytes <= maxb; bytes *= step) {
         b.count = bytes / 4;
         long per_rank = b.coll == C_ALLGATHER || b.coll == C_ALLTOALL ? b.size : 1;
         long sendn = b.coll == C_ALLTOALL ? b.count * b.size : b.count;
