@@ -37,7 +37,7 @@ demo_t0=$(date +%s)
 # docs/evaluation.md.
 export APPARGS_cg="--iters 60"
 export APPARGS_particles="--steps 10"
-export APPARGS_fft="--iters 4"
+export APPARGS_fft="--iters 8"
 export APPARGS_qchem="--iters 4"
 
 need_apps() {
