@@ -5,7 +5,8 @@
 #   sh bench/demo.sh [OUTDIR]          (or `make demo`)
 #
 # 1. tuning: `hytune-smpi tune` when this build has a working tuner (its
-#    `tune --help` exits 0 under smpirun and it writes a table); otherwise an
+#    `tune --help` exits 0 under smpirun and it writes a table within
+#    DEMO_TUNE_WALL seconds, default 240); otherwise an
 #    oracle table from an exhaustive sweep of the registry (bench/eval_oracle.sh),
 #    restricted to the sizes the applications use, and labelled as such;
 # 2. the proxy applications (bench/apps/) under MPICH's selection, hytune
@@ -58,9 +59,13 @@ hostfile "$nodes" "$ppn" | write_atomic "$out/hostfile"
 if [ -x "$B/bin/hytune-smpi" ] &&
     smpi_run 1 "$plat" "$out/hostfile" "$B/bin/hytune-smpi" tune --help >"$out/tune-help.log" 2>&1; then
     progress "demo: tuning with hytune-smpi tune on $nodes nodes x $ppn ppn"
-    if SMPI_EXTRA=--cfg=smpi/coll-selector:mpich smpi_run "$np" "$plat" "$out/hostfile" \
+    # --timeout is the tuner's benchmark budget in simulated seconds; the
+    # wall-clock limit keeps the demo within its minutes if tuning is slow.
+    if SMPI_EXTRA=--cfg=smpi/coll-selector:mpich timeout "${DEMO_TUNE_WALL:-240}" sh -c \
+        '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$HYT_TOP" - "$np" "$plat" "$out/hostfile" \
         "$B/bin/hytune-smpi" tune --coll allreduce,allgather,alltoall,bcast,reduce \
-        --max-bytes 1M -o "$table" >"$out/tune.log" 2>&1 && [ -s "$table" ]; then
+        --max-bytes 1M --timeout "${DEMO_TUNE_BUDGET:-2}" -o "$table" >"$out/tune.log" 2>&1 &&
+        [ -s "$table" ]; then
         tuner="hytune tune"
     else
         progress "demo: hytune-smpi tune did not produce a table (see $out/tune.log); using the oracle sweep"

@@ -5,7 +5,8 @@
 # Reads what the evaluation scripts wrote: geomean.csv and speedup.csv
 # (bench/eval_coll.sh), apps-speedup.csv (bench/eval_apps.sh and
 # bench/demo.sh), and the "generator" line of their tables (oracle or
-# tuner).  Writes the summary to stdout and to out/summary.md (atomically).
+# tuner).  Writes the summary to stdout and to $SUMMARY_OUT (default
+# out/summary.md), atomically.
 set -u
 HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
@@ -15,6 +16,9 @@ if [ $# -eq 0 ]; then
     set -- $(find out -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort)
 fi
 [ $# -gt 0 ] || die "no result directories (run bench/eval_coll.sh, bench/eval_apps.sh or bench/demo.sh first)"
+
+dest=${SUMMARY_OUT:-$HYT_TOP/out/summary.md}
+mkdir -p "$(dirname "$dest")" || die "cannot create the folder of $dest"
 
 table_source() { # DIR: where the hytune table of a result came from
     _j=$(find "$1" -maxdepth 2 \( -name 'oracle-table.json' -o -name 'table.json' \) 2>/dev/null | head -n 1)
@@ -74,5 +78,5 @@ table_source() { # DIR: where the hytune table of a result came from
         done
         echo
     fi
-} >"$HYT_TOP/out/.summary.md.tmp.$$" && mv -f "$HYT_TOP/out/.summary.md.tmp.$$" "$HYT_TOP/out/summary.md"
-cat "$HYT_TOP/out/summary.md"
+} | write_atomic "$dest"
+cat "$dest"
