@@ -18,7 +18,9 @@
 # HYTUNE_MODE=off, the others with HYTUNE_FORCE_<COLL>=name:k.  All runs use
 # --cfg=smpi/coll-selector:mpich, so "native" is SimGrid's MPICH selection.
 # A candidate whose run fails or gives a wrong result is reported and left
-# out of the table.
+# out of the table.  ORACLE_EXCLUDE="kring:1 ..." in the environment skips
+# candidates (say so in results: ring at 1 MiB and 256+ ranks takes minutes
+# of wall time per call to simulate).
 # Output in OUTDIR: oracle-sweep.csv (platform,nodes,ppn,coll,candidate,
 # bytes,ranks,time_us,verified), oracle-table.json, oracle.log.
 set -u
@@ -85,6 +87,10 @@ bad=0
 for coll in $colls; do
     set -- $(range "$coll")
     for cand in $(candidates "$coll"); do
+        case " ${ORACLE_EXCLUDE:-} " in *" $cand "*)
+            echo "oracle: $coll $cand skipped (ORACLE_EXCLUDE)" >&2
+            continue ;;
+        esac
         progress "oracle: $pname $nodes x $ppn: $coll $cand ($1..$2 B)"
         res=$(run_candidate "$coll" "$cand" "$1" "$2")
         rc=$?
