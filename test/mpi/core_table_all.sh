@@ -3,6 +3,7 @@
 # to a different registered algorithm: test_core_pass must still get PMPI's
 # results byte for byte, and hytune must count every call.
 #   sh test/mpi/core_table_all.sh NPROCS KSTEP [quick]
+# CORE_WRAP (e.g. "$VALGRIND") is put before the test program.
 # The table is generated from `hytune list`: for each collective its
 # algorithms (native last) take successive ranges (<=4 B, <=64 B, <=1 KiB,
 # <=16 KiB, ...), with k = k_min + KSTEP for radix algorithms.
@@ -33,7 +34,7 @@ END {
 }' >"$tmp/table.json"
 cat "$tmp/table.json"
 out=$(HYTUNE_MODE=offline HYTUNE_TABLE="$tmp/table.json" HYTUNE_LOG=warn \
-    $MPIEXEC -n "$np" "$B/test/mpi/test_core_pass" $quick 2>&1) || { echo "$out"; exit 1; }
+    $MPIEXEC -n "$np" ${CORE_WRAP:-} "$B/test/mpi/test_core_pass" $quick 2>&1) || { echo "$out"; exit 1; }
 echo "$out"
 # the table must have been accepted (no error line from hytune)
 if echo "$out" | grep -q '^hytune\[0\] error'; then exit 1; fi
