@@ -18,6 +18,7 @@
  * repetitions.  Every stop test uses reduced values, so all ranks agree. */
 #include "offline/tune.h"
 #include "offline/active.h"
+#include "offline/mpich.h"
 #include "offline/oracle.h"
 #include "offline/rules.h"
 #include "src/hyt.h"
@@ -40,7 +41,7 @@ typedef struct tune_opts {
     const char *out, *mpich_json, *oracle, *warm_start, *dump;
     double timeout, point_budget, threshold;
     uint64_t seed;
-    int batch, exhaustive;
+    int batch, exhaustive, no_mpich;
 } tune_opts_t;
 
 static void usage(FILE *f)
@@ -64,7 +65,11 @@ static void usage(FILE *f)
             "                     (coll,nodes,ppn,bytes,algorithm,k,time_us) and print\n"
             "                     R^2, slowdown, accuracy, mistakes per iteration for\n"
             "                     the tuner and for random sampling\n"
-            "  --mpich-json FILE  not available in this version (an error, not ignored)\n"
+            "  --mpich-json FILE  also write an MPICH selection file (load it with\n"
+            "                     MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE): the rules\n"
+            "                     won by MPICH algorithms (\"native\" in the table);\n"
+            "                     MPICH build only, written atomically\n"
+            "  --no-mpich-algs    do not benchmark MPICH's own algorithms (MPI_T)\n"
             "  --help             this text\n");
 }
 
@@ -128,6 +133,10 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             o->exhaustive = 1;
             continue;
         }
+        if (!strcmp(a, "--no-mpich-algs")) {
+            o->no_mpich = 1;
+            continue;
+        }
         if (!v) {
             snprintf(err, len, "%s needs a value (see hytune tune --help)", a);
             return -1;
@@ -177,10 +186,17 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             return -1;
         }
     }
-    if (o->mpich_json) {
-        snprintf(err, len, "--mpich-json %s: MPICH selection-file export is not available in "
-                 "this version; drop the option (the hytune table covers every rule)",
+#ifdef HYT_SMPI
+    if (o->mpich_json && !o->oracle) {
+        snprintf(err, len, "--mpich-json %s: needs MPICH's MPI_T algorithm variables; under "
+                 "SimGrid the MPI library's selection is fixed at launch (drop the option)",
                  o->mpich_json);
+        return -1;
+    }
+#endif
+    if (o->mpich_json && o->no_mpich) {
+        snprintf(err, len, "--mpich-json needs MPICH algorithms as candidates: drop "
+                 "--no-mpich-algs");
         return -1;
     }
     return 0;
@@ -231,9 +247,19 @@ static int oracle_main(const tune_opts_t *t)
 /* Candidates of a collective: registry rows x k grid (powers of two up to the
  * largest useful k at the job's size, plus the topology prior). */
 typedef struct cand {
-    const hyt_alg_t *alg;
+    const hyt_alg_t *alg;  /* MPICH candidates: the native row (runs PMPI) */
     int cat, k;
+    int mpich;             /* MPICH candidates: value of the algorithm variable, else -1 */
+    const char *mname;     /* MPICH candidates: algorithm name */
+    char label[64];        /* "knomial", "mpich:recursive_doubling" */
 } cand_t;
+
+static cand_t mk_cand(const hyt_alg_t *a, int cat, int k)
+{
+    cand_t c = {.alg = a, .cat = cat, .k = k, .mpich = -1};
+    snprintf(c.label, sizeof c.label, "%s", a->name);
+    return c;
+}
 
 typedef struct job {
     int nodes, ppn;           /* usable shape: ppn = fewest ranks on any node */
@@ -253,6 +279,8 @@ static int add_k(int *ks, int n, int k)
     return n + 1;
 }
 
+static int use_mpich; /* MPICH algorithms are candidates (MPI_T ready) */
+
 static int make_cands(int c, const job_t *j, cand_t *out, int max)
 {
     int n = 0, cat = 0, p = j->nodes * j->ppn;
@@ -262,7 +290,7 @@ static int make_cands(int c, const job_t *j, cand_t *out, int max)
             continue;
         if (!hyt_alg_has_radix(a)) {
             if (n < max)
-                out[n++] = (cand_t){a, cat, 0};
+                out[n++] = mk_cand(a, cat, 0);
         } else {
             int ks[40], nk = 0, kmax = hyt_alg_k_max(a, p);
             for (int k = 2; k <= kmax && nk < 30; k *= 2)
@@ -276,19 +304,34 @@ static int make_cands(int c, const job_t *j, cand_t *out, int max)
             nk = add_k(ks, nk, hyt_topo_prior_k(a, &fake, 1 << 20));
             for (int q = 0; q < nk && n < max; q++)
                 if (ks[q] >= a->k_min)
-                    out[n++] = (cand_t){a, cat, ks[q]};
+                    out[n++] = mk_cand(a, cat, ks[q]);
         }
         cat++;
         if (cat == HYT_FOREST_MAX_CAT)
             break;
     }
+    /* MPICH's own algorithms (MPI_T), when available: one category each */
+    const char *mn[HYT_MPICH_MAX_ALGS];
+    int mv[HYT_MPICH_MAX_ALGS];
+    int nm = use_mpich ? hyt_mpich_algs((hyt_coll_t)c, mn, mv, HYT_MPICH_MAX_ALGS) : 0;
+    for (int i = 0; i < nm && n < max && cat < HYT_FOREST_MAX_CAT; i++) {
+        out[n] = mk_cand(hyt_alg_native((hyt_coll_t)c), cat++, 0);
+        out[n].mpich = mv[i];
+        out[n].mname = mn[i];
+        snprintf(out[n].label, sizeof out[n].label, "mpich:%s", mn[i]);
+        n++;
+    }
     return n;
 }
 
-static int shape_ok(const cand_t *cd, int nodes, int ppn)
+/* Can the candidate run at this shape and size? */
+static int cand_ok(const cand_t *cd, int c, int nodes, int ppn, uint64_t bytes)
 {
+    if (cd->mpich >= 0)
+        return hyt_mpich_alg_ok((hyt_coll_t)c, cd->mname, nodes, ppn, bytes);
     return !cd->k || cd->k <= hyt_alg_k_max(cd->alg, nodes * ppn);
 }
+
 
 /* Largest selection size whose buffers stay reasonable (alltoall/allgather
  * move p blocks per rank; under SimGrid every rank lives in one process). */
@@ -312,7 +355,7 @@ static int make_grid(int c, const job_t *j, const cand_t *cands, int ncand, uint
         uint64_t top = size_cap(c, j->nodes * j->ppn, max_bytes);
         for (uint64_t b = coll_gran(c); b <= top; b *= 2)
             for (int q = 0; q < ncand; q++)
-                if (shape_ok(&cands[q], nodes, ppn))
+                if (cand_ok(&cands[q], c, nodes, ppn, b))
                     g[n++] = (hyt_al_point_t){nodes, ppn, b, cands[q].cat, cands[q].k};
     }
     *out = g;
@@ -442,10 +485,16 @@ static double median(double *v, int n)
 static double timed_call(hyt_args_t *a, const cand_t *cd, MPI_Comm comm)
 {
     PMPI_Barrier(comm);
+    /* MPICH candidate: every rank of comm writes the same value; MPICH 4.0.2
+     * applies it from the next call; "auto" goes back right after the call,
+     * so the timing reductions below run MPICH's own selection */
+    int sel = cd->mpich >= 0 ? hyt_mpich_select(cd->alg->coll, cd->mpich) : 0;
     double t0 = PMPI_Wtime();
     hyt_fallback_t fb;
-    int rc = hyt_run_alg(a, cd->alg, cd->k, &fb);
+    int rc = sel == 0 ? hyt_run_alg(a, cd->alg, cd->k, &fb) : MPI_ERR_OTHER;
     double t = rc == MPI_SUCCESS ? PMPI_Wtime() - t0 : -1, mx;
+    if (cd->mpich >= 0)
+        hyt_mpich_select(cd->alg->coll, -1);
     PMPI_Allreduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
     double mn;
     PMPI_Allreduce(&t, &mn, 1, MPI_DOUBLE, MPI_MIN, comm);
@@ -463,6 +512,9 @@ static void bench_point(const hyt_al_point_t *pt, const cand_t *cd, MPI_Comm com
     if (bench_args(pt->alg < 0 ? 0 : (int)cd->alg->coll, pt->bytes, p, b, &a) != 0)
         goto out;
     a.comm = comm;
+    /* MPICH refusing a set algorithm (MPIR_CVAR_COLLECTIVE_FALLBACK=error)
+     * returns an error on every rank: a failed point, not an abort */
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     double first = timed_call(&a, cd, comm);
     if (first < 0)
         goto out;
@@ -583,7 +635,7 @@ static void dump_batch(FILE *f, const coll_state_t *cs, const hyt_al_point_t *pt
         const cand_t *cd = find_cand(cs->cands, cs->ncand, &pts[i]);
         if (cd)
             hyt_oracle_write_row(f, hyt_coll_name((hyt_coll_t)cs->c), pts[i].nodes, pts[i].ppn,
-                             pts[i].bytes, cd->alg->name, cd->k, us[i]);
+                             pts[i].bytes, cd->label, cd->k, us[i]);
     }
 }
 
@@ -595,7 +647,7 @@ static void warm_start(coll_state_t *cs, const hyt_oracle_t *o)
         if (strcmp(r->coll, hyt_coll_name((hyt_coll_t)cs->c)))
             continue;
         for (int q = 0; q < cs->ncand; q++)
-            if (!strcmp(cs->cands[q].alg->name, r->alg) && cs->cands[q].k == r->k) {
+            if (!strcmp(cs->cands[q].label, r->alg) && cs->cands[q].k == r->k) {
                 hyt_al_point_t p = {r->nodes, r->ppn, r->bytes, cs->cands[q].cat, r->k};
                 hyt_al_add(cs->al, &p, &r->us, 1);
             }
@@ -644,6 +696,64 @@ static void tune_coll_follow(const job_t *j, coll_state_t *cs, double budget, bu
         ;
 }
 
+/* The model's prediction, with candidates that cannot run at a point's shape
+ * and size (MPICH algorithms with restrictions) made never best. */
+static int predict_valid(void *ctx, const hyt_al_point_t *pts, int n, double *us)
+{
+    coll_state_t *cs = ctx;
+    int rc = hyt_rules_predict_al(cs->al, pts, n, us);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        const cand_t *cd = find_cand(cs->cands, cs->ncand, &pts[i]);
+        if (cd && !cand_ok(cd, cs->c, pts[i].nodes, pts[i].ppn, pts[i].bytes))
+            us[i] = 1e30;
+    }
+    return rc;
+}
+
+/* The MPICH selection file of the rules (rank 0). */
+static int write_mpich_json(const tune_opts_t *t, coll_state_t *cs, int ncs,
+                            const hyt_tune_coll_t *colls)
+{
+    hyt_mpich_coll_t mc[MAX_COLLS];
+    hyt_mpich_set_t *ms = calloc((size_t)ncs * 64, sizeof *ms);
+    hyt_mpich_rule_t *mr = calloc((size_t)ncs * 64 * MAX_RULES, sizeof *mr);
+    int rc = -1, won = 0, total = 0;
+    if (!ms || !mr)
+        goto out;
+    for (int i = 0; i < ncs; i++) {
+        mc[i] = (hyt_mpich_coll_t){(hyt_coll_t)cs[i].c, colls[i].nsets, ms + i * 64};
+        for (int s = 0; s < colls[i].nsets; s++) {
+            const hyt_tune_set_t *ts = &colls[i].sets[s];
+            hyt_mpich_rule_t *r = mr + ((size_t)i * 64 + (size_t)s) * MAX_RULES;
+            for (int q = 0; q < ts->nrules; q++) {
+                hyt_al_point_t p = {.alg = ts->rules[q].alg, .k = ts->rules[q].k};
+                const cand_t *cd = find_cand(cs[i].cands, cs[i].ncand, &p);
+                r[q].bytes_max = ts->rules[q].bytes_max;
+                r[q].alg = cd && cd->mpich >= 0 ? cd->mname : NULL;
+                won += r[q].alg != NULL;
+                total++;
+            }
+            ms[i * 64 + s] = (hyt_mpich_set_t){ts->nodes, ts->ppn, ts->nrules, r};
+        }
+    }
+    char *txt = hyt_mpich_json(mc, ncs), err[600];
+    if (!txt) {
+        fprintf(stderr, "hytune tune: out of memory building the MPICH file\n");
+        goto out;
+    }
+    rc = hyt_tune_write_atomic(t->mpich_json, txt, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "hytune tune: %s\n", err);
+    else
+        fprintf(stderr, "tune: wrote %s (%d of %d rules chose an MPICH algorithm; load it with "
+                "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)\n", t->mpich_json, won, total);
+    free(txt);
+out:
+    free(ms);
+    free(mr);
+    return rc;
+}
+
 /* Rules of every shape; written by rank 0. */
 static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, int ncs)
 {
@@ -665,10 +775,10 @@ static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, i
         for (int s = 0; s < j->nshapes; s++) {
             int nodes = j->shapes[s][0], ppn = j->shapes[s][1], nc = 0;
             for (int q = 0; q < cs[i].ncand; q++)
-                if (shape_ok(&cs[i].cands[q], nodes, ppn))
+                if (cand_ok(&cs[i].cands[q], cs[i].c, nodes, ppn, t->max_bytes))
                     cp[nc++] = (hyt_al_point_t){.alg = cs[i].cands[q].cat, .k = cs[i].cands[q].k};
             hyt_tune_rule_t *r = rules + ((size_t)i * 64 + (size_t)colls[i].nsets) * MAX_RULES;
-            int nr = hyt_rules_build(hyt_rules_predict_al, cs[i].al, nodes, ppn, cp, nc,
+            int nr = hyt_rules_build(predict_valid, &cs[i], nodes, ppn, cp, nc,
                                      coll_gran(cs[i].c), t->max_bytes, coll_gran(cs[i].c), r,
                                      MAX_RULES);
             if (nr < 1)
@@ -693,6 +803,8 @@ static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, i
     else
         fprintf(stderr, "tune: wrote %s\n", t->out);
     free(txt);
+    if (rc == 0 && t->mpich_json)
+        rc = write_mpich_json(t, cs, ncs, colls);
 out:
     free(sets);
     free(rules);
@@ -737,6 +849,25 @@ static int mpi_main(const tune_opts_t *t)
         fprintf(stderr, "tune: %d nodes x %d ppn, %d shapes, %s benchmarking, sizes up to "
                 "%llu bytes\n", j.nodes, j.ppn, j.nshapes, j.parallel ? "parallel" : "serial",
                 (unsigned long long)t->max_bytes);
+    /* MPICH algorithms are candidates where MPI_T reaches them on every rank */
+    int mine = !t->no_mpich && hyt_mpich_init() == 0, all = 0;
+    PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    use_mpich = all;
+    if (rank == 0 && !t->no_mpich)
+        fprintf(stderr, "tune: MPICH algorithms (MPI_T): %s\n", use_mpich ? "candidates" :
+                "not available (only \"native\", the library's own selection)");
+    if (t->mpich_json && !use_mpich) {
+        if (rank == 0)
+            fprintf(stderr, "hytune tune: --mpich-json %s: MPICH's algorithm variables are not "
+                    "reachable through MPI_T; no file written\n", t->mpich_json);
+        hyt_mpich_finalize();
+        free(j.node_order);
+        free(j.node_pos);
+        hyt_oracle_free(ws);
+        if (dump)
+            fclose(dump);
+        return 2;
+    }
     coll_state_t *cs = calloc((size_t)t->ncolls, sizeof *cs);
     bufs_t b = {0};
     int rc = 0;
@@ -766,6 +897,7 @@ static int mpi_main(const tune_opts_t *t)
     free(cs);
     free(b.s);
     free(b.r);
+    hyt_mpich_finalize();
     free(j.node_order);
     free(j.node_pos);
     hyt_oracle_free(ws);

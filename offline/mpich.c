@@ -1,0 +1,590 @@
+/* MPICH native algorithms as tuner candidates, and the MPICH selection-file
+ * export (see offline/mpich.h). */
+#include "offline/mpich.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Algorithm names MPICH 4.x uses in its *_INTRA_ALGORITHM descriptions.  The
+ * description joins "name - text" items without separators ("...Binomial
+ * Treenb   - Force..."), so a name is the longest known word ending where the
+ * padding before " - " starts; an unknown name makes the variable unusable
+ * (nothing is guessed). */
+static const char *const known[] = {
+    "auto", "nb", "smp", "binomial", "scatter_recursive_doubling_allgather",
+    "scatter_ring_allgather", "pipelined_tree", "tree", "recursive_doubling",
+    "reduce_scatter_allgather", "k_reduce_scatter_allgather", "ring", "recexch",
+    "recexch_doubling", "recexch_halving", "brucks", "k_brucks", "pairwise",
+    "pairwise_sendrecv_replace", "scattered", "reduce_scatter_gather", "noncommutative",
+    "recursive_halving", "dissemination", "k_dissemination", "recursive_multiplying",
+    "linear", "error", "print", "silent", "mpir", "release_gather",
+};
+
+int hyt_mpich_parse_desc(const char *desc, char names[][HYT_MPICH_NAME], int max)
+{
+    int n = 0;
+    size_t len = strlen(desc);
+    for (size_t i = 1; i + 1 < len; i++) {
+        if (!(desc[i] == '-' && desc[i + 1] == ' ' && desc[i - 1] == ' '))
+            continue;
+        size_t e = i - 1;
+        while (e > 0 && desc[e - 1] == ' ')
+            e--;
+        /* e: end of the name (exclusive) */
+        const char *best = NULL;
+        size_t bl = 0;
+        for (size_t w = 0; w < sizeof known / sizeof *known; w++) {
+            size_t l = strlen(known[w]);
+            if (l <= e && l > bl && !strncmp(desc + e - l, known[w], l)) {
+                best = known[w];
+                bl = l;
+            }
+        }
+        if (!best)
+            return 0; /* a name we do not know: do not guess its position */
+        if (n == max)
+            return 0;
+        snprintf(names[n++], HYT_MPICH_NAME, "%s", best);
+    }
+    return n;
+}
+
+static int is_pof2(int p)
+{
+    return p > 0 && (p & (p - 1)) == 0;
+}
+
+static int pof2_below(int p)
+{
+    int q = 1;
+    while (q * 2 <= p)
+        q *= 2;
+    return q;
+}
+
+int hyt_mpich_alg_ok(hyt_coll_t c, const char *name, int nodes, int ppn, uint64_t bytes)
+{
+    int p = nodes * ppn;
+    uint64_t count = hyt_coll_has_op(c) ? bytes / 4 : bytes;
+    if (!strcmp(name, "auto"))
+        return 0; /* that is "native" */
+    if (!strcmp(name, "smp")) /* needs a communicator spanning nodes with several ranks per node */
+        return nodes > 1 && ppn > 1;
+    if ((c == HYT_COLL_ALLREDUCE && !strcmp(name, "reduce_scatter_allgather")) ||
+        (c == HYT_COLL_REDUCE && !strcmp(name, "reduce_scatter_gather")))
+        return count >= (uint64_t)pof2_below(p);
+    if (c == HYT_COLL_ALLTOALL && !strcmp(name, "pairwise_sendrecv_replace"))
+        return 0; /* in place only; the benchmark is not */
+    if (c == HYT_COLL_REDUCE_SCATTER_BLOCK && !strcmp(name, "noncommutative"))
+        return is_pof2(p);
+    if (c == HYT_COLL_ALLGATHER && !strcmp(name, "recursive_doubling"))
+        return is_pof2(p);
+    return 1;
+}
+
+static const char *cap_name(hyt_coll_t c)
+{
+    switch (c) {
+    case HYT_COLL_ALLREDUCE: return "Allreduce";
+    case HYT_COLL_BCAST: return "Bcast";
+    case HYT_COLL_REDUCE: return "Reduce";
+    case HYT_COLL_ALLGATHER: return "Allgather";
+    case HYT_COLL_ALLTOALL: return "Alltoall";
+    case HYT_COLL_REDUCE_SCATTER_BLOCK: return "Reduce_scatter_block";
+    default: return NULL;
+    }
+}
+
+const char *hyt_mpich_container(hyt_coll_t c, const char *name, char *buf, size_t len)
+{
+    const char *cn = cap_name(c);
+    if (!strcmp(name, "nb"))
+        snprintf(buf, len, "MPIR_%s_allcomm_nb", cn ? cn : "?");
+    else
+        snprintf(buf, len, "MPIR_%s_intra_%s", cn ? cn : "?", name);
+    return buf;
+}
+
+/* ---- run time ---- */
+#ifndef HYT_SMPI
+typedef struct cvar {
+    int ok;
+    MPI_T_cvar_handle h;
+    int n;                                   /* values */
+    int values[HYT_MPICH_MAX_ALGS];
+    char names[HYT_MPICH_MAX_ALGS][HYT_MPICH_NAME];
+    int auto_value;
+} cvar_t;
+
+static cvar_t cv[HYT_NCOLL], fallback;
+static int fallback_old = -1, t_inited;
+
+/* Names and values of variable i: from its MPI_T enum, else its description. */
+static int read_cvar(int i, cvar_t *v)
+{
+    char name[256], desc[4096];
+    int nl = sizeof name, dl = sizeof desc, verb, bind, scope, count;
+    MPI_Datatype dt;
+    MPI_T_enum en;
+    if (MPI_T_cvar_get_info(i, name, &nl, &verb, &dt, &en, desc, &dl, &bind, &scope) != MPI_SUCCESS ||
+        dt != MPI_INT || bind != MPI_T_BIND_NO_OBJECT)
+        return -1;
+    v->n = 0;
+    if (en != MPI_T_ENUM_NULL) {
+        int ni, enl;
+        char en_name[256];
+        enl = sizeof en_name;
+        if (MPI_T_enum_get_info(en, &ni, en_name, &enl) != MPI_SUCCESS)
+            return -1;
+        for (int j = 0; j < ni && v->n < HYT_MPICH_MAX_ALGS; j++) {
+            int sl = HYT_MPICH_NAME;
+            if (MPI_T_enum_get_item(en, j, &v->values[v->n], v->names[v->n], &sl) == MPI_SUCCESS)
+                v->n++;
+        }
+    } else {
+        v->n = hyt_mpich_parse_desc(desc, v->names, HYT_MPICH_MAX_ALGS);
+        for (int j = 0; j < v->n; j++)
+            v->values[j] = j;
+    }
+    v->auto_value = -1;
+    for (int j = 0; j < v->n; j++)
+        if (!strcmp(v->names[j], "auto") || !strcmp(v->names[j], "silent"))
+            v->auto_value = v->values[j];
+    if (v->n == 0 || MPI_T_cvar_handle_alloc(i, NULL, &v->h, &count) != MPI_SUCCESS)
+        return -1;
+    if (count != 1) {
+        MPI_T_cvar_handle_free(&v->h);
+        return -1;
+    }
+    v->ok = 1;
+    return 0;
+}
+
+static int cvar_value(const cvar_t *v, const char *name)
+{
+    for (int j = 0; j < v->n; j++)
+        if (!strcmp(v->names[j], name))
+            return v->values[j];
+    return -1;
+}
+
+int hyt_mpich_init(void)
+{
+    int prov, n;
+    memset(cv, 0, sizeof cv);
+    memset(&fallback, 0, sizeof fallback);
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS)
+        return -1;
+    t_inited = 1;
+    if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
+        return -1;
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        char name[256];
+        int nl = sizeof name, verb, bind, scope;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        if (MPI_T_cvar_get_info(i, name, &nl, &verb, &dt, &en, NULL, NULL, &bind, &scope) !=
+            MPI_SUCCESS)
+            continue;
+        if (!strcmp(name, "MPIR_CVAR_COLLECTIVE_FALLBACK")) {
+            read_cvar(i, &fallback);
+            continue;
+        }
+        for (int c = 0; c < HYT_NCOLL; c++) {
+            char want[128], up[64];
+            const char *cn = hyt_coll_name((hyt_coll_t)c);
+            size_t k = 0;
+            for (; cn[k] && k + 1 < sizeof up; k++)
+                up[k] = (char)toupper((unsigned char)cn[k]);
+            up[k] = 0;
+            snprintf(want, sizeof want, "MPIR_CVAR_%s_INTRA_ALGORITHM", up);
+            if (!strcmp(name, want) && read_cvar(i, &cv[c]) == 0 && cv[c].auto_value >= 0)
+                any = 1;
+            else if (!strcmp(name, want))
+                cv[c].ok = 0;
+        }
+    }
+    /* a user-set algorithm that cannot run must be an error, not a silent substitute */
+    int err = fallback.ok ? cvar_value(&fallback, "error") : -1;
+    if (err >= 0 && MPI_T_cvar_read(fallback.h, &fallback_old) == MPI_SUCCESS)
+        MPI_T_cvar_write(fallback.h, &err);
+    return any ? 0 : -1;
+}
+
+void hyt_mpich_finalize(void)
+{
+    if (!t_inited)
+        return;
+    for (int c = 0; c < HYT_NCOLL; c++)
+        if (cv[c].ok) {
+            hyt_mpich_select((hyt_coll_t)c, -1);
+            MPI_T_cvar_handle_free(&cv[c].h);
+            cv[c].ok = 0;
+        }
+    if (fallback.ok) {
+        if (fallback_old >= 0)
+            MPI_T_cvar_write(fallback.h, &fallback_old);
+        MPI_T_cvar_handle_free(&fallback.h);
+        fallback.ok = 0;
+    }
+    MPI_T_finalize();
+    t_inited = 0;
+}
+
+int hyt_mpich_algs(hyt_coll_t c, const char **names, int *values, int max)
+{
+    int n = 0;
+    if ((int)c < 0 || c >= HYT_NCOLL || !cv[c].ok)
+        return 0;
+    for (int j = 0; j < cv[c].n && n < max; j++) {
+        if (!strcmp(cv[c].names[j], "auto"))
+            continue;
+        names[n] = cv[c].names[j];
+        values[n++] = cv[c].values[j];
+    }
+    return n;
+}
+
+int hyt_mpich_select(hyt_coll_t c, int value)
+{
+    if ((int)c < 0 || c >= HYT_NCOLL || !cv[c].ok)
+        return -1;
+    int v = value < 0 ? cv[c].auto_value : value;
+    return MPI_T_cvar_write(cv[c].h, &v) == MPI_SUCCESS ? 0 : -1;
+}
+
+int hyt_mpich_current(hyt_coll_t c)
+{
+    int v;
+    if ((int)c < 0 || c >= HYT_NCOLL || !cv[c].ok || MPI_T_cvar_read(cv[c].h, &v) != MPI_SUCCESS)
+        return -1;
+    return v;
+}
+#else /* SimGrid: no MPI_T; MPICH selection is fixed at launch */
+int hyt_mpich_init(void) { return -1; }
+void hyt_mpich_finalize(void) {}
+int hyt_mpich_algs(hyt_coll_t c, const char **names, int *values, int max)
+{
+    (void)c, (void)names, (void)values, (void)max;
+    return 0;
+}
+int hyt_mpich_select(hyt_coll_t c, int value)
+{
+    (void)c, (void)value;
+    return -1;
+}
+int hyt_mpich_current(hyt_coll_t c)
+{
+    (void)c;
+    return -1;
+}
+#endif
+
+/* ---- export ---- */
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+    int oom;
+} sbuf_t;
+
+static void put(sbuf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        size_t room = b->cap - b->n;
+        va_start(ap, fmt);
+        int w = b->s ? vsnprintf(b->s + b->n, room, fmt, ap) : -1;
+        va_end(ap);
+        if (w >= 0 && (size_t)w < room) {
+            b->n += (size_t)w;
+            return;
+        }
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (w >= 0 && cap - b->n <= (size_t)w)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+static void alg(sbuf_t *b, const char *container)
+{
+    put(b, "{\"algorithm=%s\":{}}", container);
+}
+
+/* An algorithm every call of c accepts (intra-communicators). */
+static void general(sbuf_t *b, hyt_coll_t c)
+{
+    switch (c) {
+    case HYT_COLL_ALLREDUCE: alg(b, "MPIR_Allreduce_intra_recursive_doubling"); break;
+    case HYT_COLL_BCAST: alg(b, "MPIR_Bcast_intra_binomial"); break;
+    case HYT_COLL_REDUCE: alg(b, "MPIR_Reduce_intra_binomial"); break;
+    case HYT_COLL_ALLGATHER: alg(b, "MPIR_Allgather_intra_ring"); break;
+    case HYT_COLL_ALLTOALL:
+        put(b, "{\"is_sendbuf_inplace=yes\":");
+        alg(b, "MPIR_Alltoall_intra_pairwise_sendrecv_replace");
+        put(b, ",\"is_sendbuf_inplace=no\":");
+        alg(b, "MPIR_Alltoall_intra_pairwise");
+        put(b, "}");
+        break;
+    case HYT_COLL_REDUCE_SCATTER_BLOCK:
+        put(b, "{\"is_commutative=yes\":");
+        alg(b, "MPIR_Reduce_scatter_block_intra_pairwise");
+        put(b, ",\"is_commutative=no\":");
+        alg(b, "MPIR_Reduce_scatter_block_intra_recursive_doubling");
+        put(b, "}");
+        break;
+    default: break;
+    }
+}
+
+/* The tuned choice name for c, guarded where MPICH 4.0.2 cannot run it for
+ * every call (those calls take the general algorithm). */
+static void choice(sbuf_t *b, hyt_coll_t c, const char *name)
+{
+    char cont[128];
+    hyt_mpich_container(c, name, cont, sizeof cont);
+    if (!strcmp(name, "smp")) {
+        put(b, "{\"comm_hierarchy=parent\":");
+        if (hyt_coll_has_op(c)) {
+            put(b, "{\"is_commutative=yes\":");
+            alg(b, cont);
+            put(b, ",\"is_commutative=no\":");
+            general(b, c);
+            put(b, "}");
+        } else {
+            alg(b, cont);
+        }
+        put(b, ",\"comm_hierarchy=any\":");
+        general(b, c);
+        put(b, "}");
+    } else if ((c == HYT_COLL_ALLREDUCE && !strcmp(name, "reduce_scatter_allgather")) ||
+               (c == HYT_COLL_REDUCE && !strcmp(name, "reduce_scatter_gather"))) {
+        put(b, "{\"is_op_built_in=yes\":{\"count<pow2\":");
+        general(b, c);
+        put(b, ",\"count=any\":");
+        alg(b, cont);
+        put(b, "},\"is_op_built_in=no\":");
+        general(b, c);
+        put(b, "}");
+    } else if (c == HYT_COLL_ALLTOALL) {
+        /* in place: only pairwise_sendrecv_replace; otherwise anything but it */
+        int inplace_only = !strcmp(name, "pairwise_sendrecv_replace");
+        put(b, "{\"is_sendbuf_inplace=yes\":");
+        alg(b, "MPIR_Alltoall_intra_pairwise_sendrecv_replace");
+        put(b, ",\"is_sendbuf_inplace=no\":");
+        alg(b, inplace_only ? "MPIR_Alltoall_intra_pairwise" : cont);
+        put(b, "}");
+    } else if (c == HYT_COLL_REDUCE_SCATTER_BLOCK &&
+               (!strcmp(name, "pairwise") || !strcmp(name, "recursive_halving"))) {
+        put(b, "{\"is_commutative=yes\":");
+        alg(b, cont);
+        put(b, ",\"is_commutative=no\":");
+        general(b, c);
+        put(b, "}");
+    } else if ((c == HYT_COLL_REDUCE_SCATTER_BLOCK && !strcmp(name, "noncommutative")) ||
+               (c == HYT_COLL_ALLGATHER && !strcmp(name, "recursive_doubling"))) {
+        put(b, "{\"comm_size=pow2\":");
+        alg(b, cont);
+        put(b, ",\"comm_size=any\":");
+        general(b, c);
+        put(b, "}");
+    } else {
+        alg(b, cont);
+    }
+}
+
+/* Size rules of one set: MPICH's size key is per rank for these collectives
+ * except allgather and reduce_scatter_block, whose key is the total over
+ * the communicator (hytune's threshold times the set's ranks). */
+static void sizes(sbuf_t *b, hyt_coll_t c, const hyt_mpich_set_t *s)
+{
+    int total = c == HYT_COLL_ALLGATHER || c == HYT_COLL_REDUCE_SCATTER_BLOCK;
+    const char *key = total ? "total_msg_size" : "avg_msg_size";
+    uint64_t mul = total ? (uint64_t)s->nodes * (uint64_t)s->ppn : 1;
+    /* each rule's subtree as text; neighbours with the same text merge */
+    sbuf_t *r = calloc((size_t)(s->nrules > 0 ? s->nrules : 1), sizeof *r);
+    int n = s->nrules, nout = 0;
+    if (!r) {
+        b->oom = 1;
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (s->rules[i].alg)
+            choice(&r[i], c, s->rules[i].alg);
+        else
+            general(&r[i], c);
+        b->oom |= r[i].oom;
+        if (s->rules[i].bytes_max == UINT64_MAX)
+            n = i + 1; /* nothing after an unbounded rule */
+    }
+    for (int i = 0; i < n && !b->oom; i++)
+        if (i + 1 == n || strcmp(r[i].s, r[i + 1].s))
+            nout++;
+    if (nout == 1) {
+        put(b, "%s", r[0].s ? r[0].s : "");
+    } else if (!b->oom) {
+        put(b, "{");
+        for (int i = 0, first = 1; i < n; i++) {
+            if (i + 1 < n && !strcmp(r[i].s, r[i + 1].s))
+                continue;
+            if (!first)
+                put(b, ",");
+            first = 0;
+            if (i + 1 == n)
+                put(b, "\"%s=any\":%s", key, r[i].s);
+            else
+                put(b, "\"%s<=%llu\":%s", key, (unsigned long long)(s->rules[i].bytes_max * mul),
+                    r[i].s);
+        }
+        put(b, "}");
+    }
+    for (int i = 0; i < s->nrules; i++)
+        free(r[i].s);
+    free(r);
+}
+
+static int by_shape(const void *a, const void *b)
+{
+    const hyt_mpich_set_t *x = a, *y = b;
+    if (x->ppn != y->ppn)
+        return x->ppn < y->ppn ? -1 : 1;
+    return x->nodes < y->nodes ? -1 : x->nodes > y->nodes;
+}
+
+static void tuned(sbuf_t *b, const hyt_mpich_coll_t *t)
+{
+    hyt_mpich_set_t *s = malloc((size_t)(t->nsets > 0 ? t->nsets : 1) * sizeof *s);
+    if (!s) {
+        b->oom = 1;
+        return;
+    }
+    memcpy(s, t->sets, (size_t)t->nsets * sizeof *s);
+    qsort(s, (size_t)t->nsets, sizeof *s, by_shape);
+    put(b, "\"collective=%s\":{\"comm_type=intra\":", hyt_coll_name(t->coll));
+    if (t->nsets == 1) {
+        sizes(b, t->coll, &s[0]);
+    } else {
+        put(b, "{");
+        for (int i = 0; i < t->nsets;) {
+            int j = i;
+            while (j < t->nsets && s[j].ppn == s[i].ppn)
+                j++;
+            if (i > 0)
+                put(b, ",");
+            if (j < t->nsets)
+                put(b, "\"comm_avg_ppn<=%d\":", s[i].ppn);
+            else
+                put(b, "\"comm_size=any\":");
+            if (j - i == 1) {
+                sizes(b, t->coll, &s[i]);
+            } else {
+                put(b, "{");
+                for (int q = i; q < j; q++) {
+                    if (q > i)
+                        put(b, ",");
+                    if (q + 1 < j)
+                        put(b, "\"comm_size<=%d\":", s[q].nodes * s[q].ppn);
+                    else
+                        put(b, "\"comm_size=any\":");
+                    sizes(b, t->coll, &s[q]);
+                }
+                put(b, "}");
+            }
+            i = j;
+        }
+        put(b, "}");
+    }
+    free(s);
+}
+
+/* Collectives MPICH 4.0.2 selects through the file, with a general
+ * algorithm for intra- and inter-communicators (NULL: intra only). */
+static const struct {
+    const char *coll, *intra, *inter;
+} others[] = {
+    {"allreduce", "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}", "MPIR_Allreduce_inter_reduce_exchange_bcast"},
+    {"bcast", "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}", "MPIR_Bcast_inter_remote_send_local_bcast"},
+    {"reduce", "{\"algorithm=MPIR_Reduce_intra_binomial\":{}}", "MPIR_Reduce_inter_local_reduce_remote_send"},
+    {"allgather", "{\"algorithm=MPIR_Allgather_intra_ring\":{}}", "MPIR_Allgather_inter_local_gather_remote_bcast"},
+    {"alltoall", "{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Alltoall_intra_pairwise\":{}}}", "MPIR_Alltoall_inter_pairwise_exchange"},
+    {"reduce_scatter_block", "{\"is_commutative=yes\":{\"algorithm=MPIR_Reduce_scatter_block_intra_pairwise\":{}},\"is_commutative=no\":{\"algorithm=MPIR_Reduce_scatter_block_intra_recursive_doubling\":{}}}", "MPIR_Reduce_scatter_block_inter_remote_reduce_local_scatter"},
+    {"barrier", "{\"algorithm=MPIR_Barrier_intra_dissemination\":{}}", "MPIR_Barrier_inter_bcast"},
+    {"allgatherv", "{\"algorithm=MPIR_Allgatherv_intra_ring\":{}}", "MPIR_Allgatherv_inter_remote_gather_local_bcast"},
+    {"alltoallv", "{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Alltoallv_intra_pairwise_sendrecv_replace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Alltoallv_intra_scattered\":{}}}", "MPIR_Alltoallv_inter_pairwise_exchange"},
+    {"alltoallw", "{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Alltoallw_intra_pairwise_sendrecv_replace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Alltoallw_intra_scattered\":{}}}", "MPIR_Alltoallw_inter_pairwise_exchange"},
+    {"gather", "{\"algorithm=MPIR_Gather_intra_binomial\":{}}", "MPIR_Gather_inter_linear"},
+    {"scatter", "{\"algorithm=MPIR_Scatter_intra_binomial\":{}}", "MPIR_Scatter_inter_linear"},
+    {"gatherv", "{\"algorithm=MPIR_Gatherv_allcomm_linear\":{}}", "MPIR_Gatherv_allcomm_linear"},
+    {"scatterv", "{\"algorithm=MPIR_Scatterv_allcomm_linear\":{}}", "MPIR_Scatterv_allcomm_linear"},
+    {"reduce_scatter", "{\"is_commutative=yes\":{\"algorithm=MPIR_Reduce_scatter_intra_pairwise\":{}},\"is_commutative=no\":{\"algorithm=MPIR_Reduce_scatter_intra_recursive_doubling\":{}}}", "MPIR_Reduce_scatter_inter_remote_reduce_local_scatter"},
+    {"scan", "{\"algorithm=MPIR_Scan_intra_recursive_doubling\":{}}", NULL},
+    {"exscan", "{\"algorithm=MPIR_Exscan_intra_recursive_doubling\":{}}", NULL},
+    {"neighbor_allgather", "{\"algorithm=MPIR_Neighbor_allgather_allcomm_nb\":{}}", NULL},
+    {"neighbor_allgatherv", "{\"algorithm=MPIR_Neighbor_allgatherv_allcomm_nb\":{}}", NULL},
+    {"neighbor_alltoall", "{\"algorithm=MPIR_Neighbor_alltoall_allcomm_nb\":{}}", NULL},
+    {"neighbor_alltoallv", "{\"algorithm=MPIR_Neighbor_alltoallv_allcomm_nb\":{}}", NULL},
+    {"neighbor_alltoallw", "{\"algorithm=MPIR_Neighbor_alltoallw_allcomm_nb\":{}}", NULL},
+    {"ibarrier", "{\"algorithm=MPIR_Ibarrier_intra_sched_recursive_doubling\":{}}", "MPIR_Ibarrier_inter_sched_bcast"},
+    {"ibcast", "{\"algorithm=MPIR_Ibcast_intra_sched_binomial\":{}}", "MPIR_Ibcast_inter_sched_flat"},
+    {"iallreduce", "{\"algorithm=MPIR_Iallreduce_intra_sched_recursive_doubling\":{}}", "MPIR_Iallreduce_inter_sched_remote_reduce_local_bcast"},
+    {"iallgather", "{\"algorithm=MPIR_Iallgather_intra_sched_ring\":{}}", "MPIR_Iallgather_inter_sched_local_gather_remote_bcast"},
+    {"iallgatherv", "{\"algorithm=MPIR_Iallgatherv_intra_sched_ring\":{}}", "MPIR_Iallgatherv_inter_sched_remote_gather_local_bcast"},
+    {"ireduce", "{\"algorithm=MPIR_Ireduce_intra_sched_binomial\":{}}", "MPIR_Ireduce_inter_sched_local_reduce_remote_send"},
+    {"ireduce_scatter", "{\"is_commutative=yes\":{\"algorithm=MPIR_Ireduce_scatter_intra_sched_pairwise\":{}},\"is_commutative=no\":{\"algorithm=MPIR_Ireduce_scatter_intra_sched_recursive_doubling\":{}}}", "MPIR_Ireduce_scatter_inter_sched_remote_reduce_local_scatterv"},
+    {"ireduce_scatter_block", "{\"is_commutative=yes\":{\"algorithm=MPIR_Ireduce_scatter_block_intra_sched_pairwise\":{}},\"is_commutative=no\":{\"algorithm=MPIR_Ireduce_scatter_block_intra_sched_recursive_doubling\":{}}}", "MPIR_Ireduce_scatter_block_inter_sched_remote_reduce_local_scatterv"},
+    {"igather", "{\"algorithm=MPIR_Igather_intra_sched_binomial\":{}}", "MPIR_Igather_inter_sched_long"},
+    {"iscatter", "{\"algorithm=MPIR_Iscatter_intra_sched_binomial\":{}}", "MPIR_Iscatter_inter_sched_linear"},
+    {"igatherv", "{\"algorithm=MPIR_Igatherv_allcomm_sched_linear\":{}}", "MPIR_Igatherv_allcomm_sched_linear"},
+    {"iscatterv", "{\"algorithm=MPIR_Iscatterv_allcomm_sched_linear\":{}}", "MPIR_Iscatterv_allcomm_sched_linear"},
+    {"iscan", "{\"algorithm=MPIR_Iscan_intra_sched_recursive_doubling\":{}}", NULL},
+    {"iexscan", "{\"algorithm=MPIR_Iexscan_intra_sched_recursive_doubling\":{}}", NULL},
+    {"ialltoall", "{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Ialltoall_intra_sched_inplace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Ialltoall_intra_sched_pairwise\":{}}}", "MPIR_Ialltoall_inter_sched_pairwise_exchange"},
+    {"ialltoallv", "{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Ialltoallv_intra_sched_inplace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Ialltoallv_intra_sched_blocked\":{}}}", "MPIR_Ialltoallv_inter_sched_pairwise_exchange"},
+    {"ialltoallw", "{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Ialltoallw_intra_sched_inplace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Ialltoallw_intra_sched_blocked\":{}}}", "MPIR_Ialltoallw_inter_sched_pairwise_exchange"},
+    {"ineighbor_allgather", "{\"algorithm=MPIR_Ineighbor_allgather_allcomm_sched_linear\":{}}", NULL},
+    {"ineighbor_allgatherv", "{\"algorithm=MPIR_Ineighbor_allgatherv_allcomm_sched_linear\":{}}", NULL},
+    {"ineighbor_alltoall", "{\"algorithm=MPIR_Ineighbor_alltoall_allcomm_sched_linear\":{}}", NULL},
+    {"ineighbor_alltoallv", "{\"algorithm=MPIR_Ineighbor_alltoallv_allcomm_sched_linear\":{}}", NULL},
+    {"ineighbor_alltoallw", "{\"algorithm=MPIR_Ineighbor_alltoallw_allcomm_sched_linear\":{}}", NULL},
+};
+
+char *hyt_mpich_json(const hyt_mpich_coll_t *colls, int ncolls)
+{
+    sbuf_t b = {0};
+    put(&b, "{");
+    for (size_t o = 0; o < sizeof others / sizeof *others; o++) {
+        const hyt_mpich_coll_t *t = NULL;
+        for (int i = 0; i < ncolls; i++)
+            if (!strcmp(hyt_coll_name(colls[i].coll), others[o].coll) && colls[i].nsets > 0)
+                t = &colls[i];
+        put(&b, "%s\n", o ? "," : "");
+        if (t) {
+            tuned(&b, t);
+        } else {
+            put(&b, "\"collective=%s\":", others[o].coll);
+            if (others[o].inter)
+                put(&b, "{\"comm_type=intra\":");
+            put(&b, "%s", others[o].intra);
+        }
+        if (others[o].inter)
+            put(&b, ",\"comm_type=inter\":{\"algorithm=%s\":{}}}", others[o].inter);
+        else if (t)
+            put(&b, "}");
+    }
+    put(&b, "\n}\n");
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
