@@ -42,6 +42,7 @@ typedef struct tune_opts {
     double timeout, point_budget, threshold;
     uint64_t seed;
     int batch, exhaustive, no_mpich;
+    int forest_depth, forest_min_leaf, forest_trees; /* 0: the forest's defaults */
 } tune_opts_t;
 
 static void usage(FILE *f)
@@ -70,6 +71,8 @@ static void usage(FILE *f)
             "                     won by MPICH algorithms (\"native\" in the table);\n"
             "                     MPICH build only, written atomically\n"
             "  --no-mpich-algs    do not benchmark MPICH's own algorithms (MPI_T)\n"
+            "  --forest-depth N, --forest-min-leaf N, --forest-trees N\n"
+            "                     shape of the random forest (defaults: see docs/tuner.md)\n"
             "  --help             this text\n");
 }
 
@@ -170,6 +173,15 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             }
             *(!strcmp(a, "--timeout") ? &o->timeout
               : !strcmp(a, "--point-budget") ? &o->point_budget : &o->threshold) = d;
+        } else if (!strcmp(a, "--forest-depth") || !strcmp(a, "--forest-min-leaf") ||
+                   !strcmp(a, "--forest-trees")) {
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 1 || n > 10000) {
+                snprintf(err, len, "%s %s: give a positive integer", a, v);
+                return -1;
+            }
+            *(!strcmp(a, "--forest-depth") ? &o->forest_depth
+              : !strcmp(a, "--forest-min-leaf") ? &o->forest_min_leaf : &o->forest_trees) = (int)n;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--batch")) {
             long long n = strtoll(v, &end, 10);
             if (end == v || *end || n < (a[2] == 's' ? 0 : 1) || n > 1000000000) {
@@ -210,6 +222,12 @@ static void al_opts(const tune_opts_t *t, uint64_t gran, hyt_al_opts_t *o)
     o->threshold = t->threshold;
     o->seed = t->seed;
     o->forest.seed = t->seed;
+    if (t->forest_depth)
+        o->forest.max_depth = t->forest_depth;
+    if (t->forest_min_leaf)
+        o->forest.min_leaf = t->forest_min_leaf;
+    if (t->forest_trees)
+        o->forest.ntrees = t->forest_trees;
     o->bytes_gran = gran;
     if (t->exhaustive) { /* every power-of-two point, in random order */
         o->random = 1;

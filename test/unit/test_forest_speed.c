@@ -4,7 +4,7 @@
  * log2 k+1 -> log time).  Prints wall times; checks only that the answers
  * are sane (timings on a shared machine are not asserted).  Times are CPU
  * seconds of the process (one thread).
- *   test_forest_speed [REPS [jackknife|trees|both]]   (default 3 both)
+ *   test_forest_speed [REPS [jackknife|trees|both [MAX_DEPTH [MIN_LEAF]]]]   (default 3 both)
  * `test_forest_speed 1 jackknife` under callgrind counts one refit + predict. */
 #include "offline/forest.c"
 #include "test/check.h"
@@ -73,6 +73,10 @@ int main(int argc, char **argv)
         hyt_forest_opts_t o;
         hyt_forest_opts_default(&o);
         o.var = kind ? HYT_FOREST_VAR_TREES : HYT_FOREST_VAR_JACKKNIFE;
+        if (argc > 3) /* optional: max depth, min leaf (0: default) */
+            o.max_depth = atoi(argv[3]) > 0 ? atoi(argv[3]) : o.max_depth;
+        if (argc > 4)
+            o.min_leaf = atoi(argv[4]) > 0 ? atoi(argv[4]) : o.min_leaf;
         hyt_forest_t *f = hyt_forest_new(NF, 3, &o);
         double best_fit = 1e9, best_pred = 1e9, w0 = wall();
         for (int rep = 0; rep < reps; rep++) {
