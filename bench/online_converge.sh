@@ -28,9 +28,9 @@ trap 'rm -rf "$tmp"' EXIT
 # collective algorithm sizes... (ONLINE_CASES overrides, same format)
 cases=${ONLINE_CASES:-"allreduce knomial 8 1024 65536
 allreduce recmult 8 1024 65536
-allreduce kring 16384 262144
+allreduce kring 4096 16384
 bcast knomial 8 1024 65536
-bcast kring 16384 262144
+bcast kring 16384 65536
 allgather recmult 8 1024
 allgather kring 1024 16384
 reduce knomial 8 1024 65536"}

@@ -67,8 +67,8 @@ int main(int argc, char **argv)
         int timed = hyt_online_before(ctx, key, &fake, &k);
         out_of_range += k < 2 || k > p;
         double t0 = MPI_Wtime();
-        /* per-rank noise up to +-20%, and rank 5 always 30% slower */
-        double cost = curve(k, p, i > shift_at) * (1.0 + 0.4 * (urand() - 0.5));
+        /* per-rank noise up to +-5%, and rank 5 always 30% slower */
+        double cost = curve(k, p, i > shift_at) * (1.0 + 0.1 * (urand() - 0.5));
         if (rank == 5)
             cost *= 1.3;
         smpi_execute_flops(cost * 1e9); /* hosts run 1 Gflop/s */
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
             best2 = k;
     if (hyt_cfg.drift_interval > 0 && hyt_cfg.drift_interval < calls / 4) {
         /* the shift makes the settled k 1.8x slower: drift must be seen and
-         * re-probing must recover most of the gap (per-call noise is +-20%,
+         * re-probing must recover most of the gap (per-call noise is +-5%,
          * so the end k is only asked to be within 10% of the new optimum) */
         hyt_online_info_t info;
         CHECK(hyt_online_key_info(key, &info) == 0 && info.reprobes >= 1, "no re-probe");
