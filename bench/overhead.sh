@@ -1,7 +1,8 @@
 #!/bin/sh
 # Added cost per MPI_Allreduce call of hytune's interposed path, on real MPI
 # (2 ranks), for HYTUNE_MODE=off and for offline mode with a table hit
-# (a table whose rule for every size is "native").  Each mode is one run of
+# (a table whose rule for every size is "native"), then hybrid mode without
+# a table (the default configuration).  Each mode is one run of
 # bench/overhead.c, which alternates batches of PMPI_Allreduce (baseline)
 # and MPI_Allreduce (interposed) and prints medians.
 #   sh bench/overhead.sh [BATCHES [CALLS_PER_BATCH]]
@@ -28,3 +29,5 @@ export MPIR_CVAR_CH4_SHM_POLL_BATCH_SIZE=${MPIR_CVAR_CH4_SHM_POLL_BATCH_SIZE:-1}
 for mode in off offline; do
     HYTUNE_MODE=$mode HYTUNE_TABLE="$tmp/table.json" "$MPIEXEC" -n "$NP" "$tmp/overhead" "$@"
 done
+# the default configuration (hybrid, no table) for reference
+env -u HYTUNE_TABLE HYTUNE_MODE=hybrid "$MPIEXEC" -n "$NP" "$tmp/overhead" "$@"
