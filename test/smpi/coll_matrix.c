@@ -4,6 +4,7 @@
  * result of the same call.
  *
  *   coll_matrix [quick|tiny] [ALG-NAME...]
+ *   (HYT_MATRIX_TIMING=1 prints the CPU time spent per algorithm)
  *
  * Integer results must match byte for byte on the bytes the datatype covers
  * (MPI_DOUBLE sums use integer-valued inputs, so they are exact); bytes in
@@ -14,9 +15,10 @@
  * with non-integer doubles every rank gets the very same bits, and a second
  * run gives the same bits again.
  *
- * To bound run time not every combination runs: all datatypes x ops x roots
- * x in-place run at count p+1 for the smallest two k and k = p; every count
- * runs with MPI_INT/MPI_SUM for every k; other k get a seeded random sample.
+ * To bound run time not every combination runs (budget_for): all datatypes
+ * x ops x roots x in-place run at count p+1 for the smallest k (two of them
+ * and k = p when p <= 12); every count runs with MPI_INT/MPI_SUM for every k;
+ * other k get a seeded random sample of the full space.
  * `quick` (real MPICH) keeps one full k; `tiny` runs a handful of calls.
  * Prints one summary line: cases, failures, fallbacks. */
 #include "algorithms/algorithms.h"
@@ -24,6 +26,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef HYT_TEST_PLAIN
 /* the -plain build has no hytune to test: nothing to compare against */
@@ -256,8 +259,10 @@ static void prepare(mstate_t *m, const mcase_t *c, long nres, int salt)
 {
     const ttype_t *t = &types[c->type];
     hyt_coll_t coll = c->alg->coll;
-    memset(m->sref, SENTINEL, m->cap);
-    memset(m->rref, SENTINEL, m->cap);
+    /* only the bytes this call can touch: the matrix is memory-bound otherwise */
+    size_t used = (size_t)nres * (size_t)t->ext + 64;
+    memset(m->sref, SENTINEL, used);
+    memset(m->rref, SENTINEL, used);
     if (coll == HYT_COLL_BCAST) {
         if (m->rank == c->root)
             fill(m->rref, t, c->count, m->rank, 0, salt);
@@ -270,9 +275,8 @@ static void prepare(mstate_t *m, const mcase_t *c, long nres, int salt)
         int in_r = c->inplace && (coll == HYT_COLL_ALLREDUCE || m->rank == c->root);
         fill(in_r ? m->rref : m->sref, t, c->count, m->rank, 0, salt);
     }
-    (void)nres;
-    memcpy(m->salg, m->sref, m->cap);
-    memcpy(m->ralg, m->rref, m->cap);
+    memcpy(m->salg, m->sref, used);
+    memcpy(m->ralg, m->rref, used);
 }
 
 static hyt_args_t args_of(const mstate_t *m, const mcase_t *c, char *s, char *r)
@@ -387,11 +391,11 @@ static int inplace_allowed(const hyt_alg_t *a)
 }
 
 /* Every type x op x root x in-place at one count. */
-static void run_full(mstate_t *m, const hyt_alg_t *a, int k, int count)
+static void run_full(mstate_t *m, const hyt_alg_t *a, int k, int count, int all_roots)
 {
-    int roots[3], nr = hyt_coll_has_root(a->coll) ? nroots(m->p, roots) : 1;
-    if (!hyt_coll_has_root(a->coll))
-        roots[0] = 0;
+    int roots[3], nr = hyt_coll_has_root(a->coll) && all_roots ? nroots(m->p, roots) : 1;
+    if (nr == 1)
+        roots[0] = hyt_coll_has_root(a->coll) ? m->p - 1 : 0;
     for (int ty = 0; ty < NTYPES; ty++)
         for (int o = 0; o < NOPS; o++) {
             if (!type_applies(a->coll, ty, o))
@@ -405,11 +409,11 @@ static void run_full(mstate_t *m, const hyt_alg_t *a, int k, int count)
 }
 
 /* Every count with MPI_INT (sum), root p-1, plus one in-place call. */
-static void run_counts(mstate_t *m, const hyt_alg_t *a, int k, int tiny)
+static void run_counts(mstate_t *m, const hyt_alg_t *a, int k, int tiny, int big)
 {
     int p = m->p, counts[] = {0, 1, p - 1, p + 1, 3 * p + 2, BIGCOUNT};
     for (unsigned i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        if (tiny && counts[i] != p + 1)
+        if ((tiny && counts[i] != p + 1) || (!big && counts[i] == BIGCOUNT))
             continue;
         mcase_t c = {a, k, counts[i], T_INT, 0, p - 1, 0};
         run_case(m, &c);
@@ -461,24 +465,47 @@ static void run_repro(mstate_t *m, const hyt_alg_t *a, int k, int count)
         report(m, &c, "float allreduce bits differ from rank 0's", -1);
 }
 
+/* How much of the space runs: simulation cost grows with p (every case is
+ * p ranks of messages), so large p run the full product for fewer k and
+ * sample more thinly; the whole SMPI sweep stays within minutes. */
+typedef struct {
+    int full_first;  /* the full product for the first this many k */
+    int full_p;      /* ... and for k = p */
+    int sample;      /* random cases for every other k */
+    int big_all;     /* count BIGCOUNT for every k (else first and last k) */
+    int all_roots;   /* full product over roots {0, p-1, p/2} (else p-1) */
+} budget_t;
+
+static budget_t budget_for(int p, int level)
+{
+    if (level == 2) /* quick (real MPICH) */
+        return (budget_t){1, 0, 3, 1, 1};
+    if (p <= 12)
+        return (budget_t){2, 1, 6, 1, 1};
+    if (p <= 33)
+        return (budget_t){1, 1, 3, 0, 1};
+    return (budget_t){1, 0, 2, 0, 0};
+}
+
 static void run_alg(mstate_t *m, const hyt_alg_t *a, int level, uint32_t *seed)
 {
     int ks[16], nk = k_list(a, m->p, ks);
+    budget_t b = budget_for(m->p, level);
     for (int i = 0; i < nk; i++) {
         int k = ks[i];
-        int full = level == 2 ? i < 1 : (i < 2 || k == m->p);
+        int full = i < b.full_first || (b.full_p && k == m->p);
         if (level == 0) { /* tiny: one k, a few calls */
             if (i > 0)
                 break;
-            run_counts(m, a, k, 1);
+            run_counts(m, a, k, 1, 0);
             run_sample(m, a, k, 2, seed);
             continue;
         }
-        run_counts(m, a, k, 0);
+        run_counts(m, a, k, 0, b.big_all || i == 0 || i == nk - 1);
         if (full)
-            run_full(m, a, k, m->p + 1);
+            run_full(m, a, k, m->p + 1, b.all_roots);
         else
-            run_sample(m, a, k, 6, seed);
+            run_sample(m, a, k, b.sample, seed);
         if (a->coll == HYT_COLL_ALLREDUCE && (full || i == nk - 1))
             run_repro(m, a, k, BIGCOUNT);
     }
@@ -500,7 +527,7 @@ int main(int argc, char **argv)
     mstate_t m = {0};
     PMPI_Comm_size(MPI_COMM_WORLD, &m.p);
     PMPI_Comm_rank(MPI_COMM_WORLD, &m.rank);
-    int level = 1, first = 1;
+    int level = 1, first = 1, timing = getenv("HYT_MATRIX_TIMING") != NULL;
     if (argc > 1 && strcmp(argv[1], "quick") == 0)
         level = 2, first = 2;
     else if (argc > 1 && strcmp(argv[1], "tiny") == 0)
@@ -536,7 +563,12 @@ int main(int argc, char **argv)
             a->coll != HYT_COLL_REDUCE && a->coll != HYT_COLL_ALLGATHER)
             continue; /* other collectives have their own tests */
         nalg++;
+        clock_t c0 = clock();
+        long n0 = m.cases;
         run_alg(&m, a, level, &seed);
+        if (timing && m.rank == 0) /* process CPU: all simulated ranks together */
+            printf("coll_matrix: %s %s: %ld cases, %.2f s cpu\n", hyt_coll_name(a->coll),
+                   a->name, m.cases - n0, (double)(clock() - c0) / CLOCKS_PER_SEC);
     }
     long loc[4] = {m.cases, m.failures, m.fallbacks, m.declined}, glob[4];
     PMPI_Allreduce(loc, glob, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -544,13 +576,16 @@ int main(int argc, char **argv)
     CHECK(glob[1] == 0, "%ld failed comparisons (first ones on stderr)", glob[1]);
     if (m.rank == 0)
         printf("coll_matrix p=%d: %d algorithms, %ld cases, %ld failures, %ld fallbacks "
-               "(%ld declined by the algorithm), simulated %.3f s\n",
+               "(%ld declined by the algorithm), MPI_Wtime %.3f s\n",
                m.p, nalg, m.cases, glob[1], glob[2] / m.p, glob[3] / m.p, PMPI_Wtime() - t0);
     free(m.sref);
     free(m.rref);
     free(m.salg);
     free(m.ralg);
     PMPI_Op_free(&op_affine);
+    for (int t = 0; t < NTYPES; t++)
+        if (types[t].t != MPI_INT && types[t].t != MPI_DOUBLE && types[t].t != MPI_SHORT)
+            PMPI_Type_free(&types[t].t);
     MPI_Finalize();
     return m.rank == 0 ? check_done("coll_matrix") : (check_failures ? 1 : 0);
 }
