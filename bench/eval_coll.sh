@@ -19,6 +19,8 @@
 #   hot (HYTUNE_HOT_CALLS=16), probes and settles before the timed calls:
 #   these numbers are its steady state, its probing cost (calls and us) is
 #   in its stats files (stats-*-hybrid), not in these numbers.
+# COLLBENCH_ARGS="--max-total 4194304" in the environment is passed to
+# collbench (e.g. to cap Allgather buffers; skipped sizes are reported).
 # Output in OUTDIR: coll.csv (platform,nodes,ppn,ranks,coll,mode,bytes,
 # time_us,verified), speedup.csv, geomean.csv, PLATFORM-NODESxPPN-COLL.png,
 # stats-*, and per configuration the oracle sweep.  Prints the speedup per
@@ -59,7 +61,7 @@ run_mode() { # PLATFORM HOSTFILE NP COLL MODE TABLE STATS
     shift 7
     env "$@" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$HYT_TOP" - "$_np" "$_p" "$_hf" \
         "$bench" --coll "$_c" --min-bytes "$minb" --max-bytes "$maxb" --step "$step" \
-        --iters "$iters" --warmup "$_w"
+        --iters "$iters" --warmup "$_w" ${COLLBENCH_ARGS:-}
 }
 
 for cfg in $configs; do

@@ -17,6 +17,8 @@
 # Candidates: every `hytune list` row of the collective; "native" runs with
 # HYTUNE_MODE=off, the others with HYTUNE_FORCE_<COLL>=name:k.  All runs use
 # --cfg=smpi/coll-selector:mpich, so "native" is SimGrid's MPICH selection.
+# COLLBENCH_ARGS="--max-total 4194304" in the environment is passed to
+# collbench (e.g. to cap Allgather buffers; skipped sizes are reported).
 # A candidate whose run fails or gives a wrong result is reported and left
 # out of the table.  ORACLE_EXCLUDE="kring:1 ..." in the environment skips
 # candidates (say so in results: ring at 1 MiB and 256+ ranks takes minutes
@@ -80,7 +82,7 @@ run_candidate() {
     fi
     env "$@" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$HYT_TOP" - "$np" "$plat" "$hf" \
         "$bench" --coll "$_coll" --min-bytes "$_min" --max-bytes "$_max" --step "$step" \
-        --iters "$iters" --warmup "$warmup" 2>>"$out/oracle.log"
+        --iters "$iters" --warmup "$warmup" ${COLLBENCH_ARGS:-} 2>>"$out/oracle.log"
 }
 
 bad=0
