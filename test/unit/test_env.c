@@ -121,7 +121,12 @@ static void test_bad_values(void)
         {"HYTUNE_NODE_HW=", "a non-empty string"},
         {"HYTUNE_NETWORK_FILE=", "a non-empty string"},
         {"HYTUNE_WARM_START=", "a non-empty string"},
+        {"HYTUNE_FORCE_ALLREDUCE=", "a non-empty string"},
         {"HYTUNE_FORCE_BCAST=", "a non-empty string"},
+        {"HYTUNE_FORCE_REDUCE=", "a non-empty string"},
+        {"HYTUNE_FORCE_ALLGATHER=", "a non-empty string"},
+        {"HYTUNE_FORCE_ALLTOALL=", "a non-empty string"},
+        {"HYTUNE_FORCE_REDUCE_SCATTER_BLOCK=", "a non-empty string"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *assign[] = {cases[i].assign, NULL};
