@@ -153,6 +153,37 @@ static void test_helpers(void)
     CHECK(hyt_op_is_commutative(MPI_SUM) && hyt_op_is_commutative(MPI_BAND), "builtin ops");
 }
 
+/* hyt_selection_bytes reads predefined types' sizes from MPICH's handles:
+ * it must agree with MPI_Type_size on every predefined and derived type. */
+static void test_selection_bytes(void)
+{
+    MPI_Datatype vec;
+    MPI_Type_vector(3, 2, 5, MPI_DOUBLE, &vec);
+    MPI_Type_commit(&vec);
+    MPI_Datatype types[] = {
+        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT,
+        MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_FLOAT,
+        MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG, MPI_PACKED,
+        MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT, MPI_2INT,
+        MPI_LONG_DOUBLE_INT, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T,
+        MPI_UINT64_T, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+        MPI_C_LONG_DOUBLE_COMPLEX, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_INTEGER, MPI_REAL,
+        MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL, MPI_CHARACTER,
+        MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER, vec};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        if (types[i] == MPI_DATATYPE_NULL)
+            continue; /* not provided by this MPI */
+        int size = -1;
+        MPI_Type_size(types[i], &size);
+        hyt_args_t a = {.coll = HYT_COLL_BCAST, .count = 3, .type = types[i]};
+        CHECK(hyt_selection_bytes(&a) == (size_t)size * 3, "type #%zu: %zu bytes, want %d x 3",
+              i, hyt_selection_bytes(&a), size);
+    }
+    hyt_args_t neg = {.coll = HYT_COLL_BCAST, .count = -1, .type = MPI_INT};
+    CHECK(hyt_selection_bytes(&neg) == 0, "negative count");
+    MPI_Type_free(&vec);
+}
+
 int main(int argc, char **argv)
 {
     /* a singleton MPI (no launcher) for the op and datatype queries */
@@ -160,6 +191,7 @@ int main(int argc, char **argv)
     test_rows();
     test_restrictions();
     test_helpers();
+    test_selection_bytes();
     int rc = check_done("test_registry");
     MPI_Finalize();
     return rc;
