@@ -684,8 +684,9 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
     int max = 2 * t->batch; /* the initial random points come in one batch */
     if (max > 1024)
         max = 1024;
-    for (;;) {
-        int n = PMPI_Wtime() < deadline ? hyt_al_next(cs->al, pts, max) : 0;
+    /* the first batch runs even past the deadline: the rules need a fitted model */
+    for (int iter = 0;; iter++) {
+        int n = iter == 0 || PMPI_Wtime() < deadline ? hyt_al_next(cs->al, pts, max) : 0;
         if (n == 0)
             break;
         int nr = plan_rounds(j, pts, n, rp, round_end), done = 0;
