@@ -38,6 +38,14 @@ int main(void)
 
 #define SENTINEL 0xA5
 #define BIGCOUNT 1000
+/* Allgather's result is p times its count: its "large" count keeps the
+ * result near 16000 elements, so p = 64 does not dominate the sweep. */
+static int big_count(hyt_coll_t coll, int p)
+{
+    if (coll != HYT_COLL_ALLGATHER || p <= 16)
+        return BIGCOUNT;
+    return 16000 / p > 3 * p + 3 ? 16000 / p : 3 * p + 3;
+}
 
 /* ---- datatypes under test, described by their int/double/short slots ---- */
 typedef struct ttype {
@@ -226,6 +234,7 @@ typedef struct {
     size_t cap;
     char *sref, *rref, *salg, *ralg;
     long cases, failures, fallbacks, declined, shown;
+    int timing;
     hyt_comm_t *ctx;
 } mstate_t;
 
@@ -411,9 +420,9 @@ static void run_full(mstate_t *m, const hyt_alg_t *a, int k, int count, int all_
 /* Every count with MPI_INT (sum), root p-1, plus one in-place call. */
 static void run_counts(mstate_t *m, const hyt_alg_t *a, int k, int tiny, int big)
 {
-    int p = m->p, counts[] = {0, 1, p - 1, p + 1, 3 * p + 2, BIGCOUNT};
+    int p = m->p, bigc = big_count(a->coll, p), counts[] = {0, 1, p - 1, p + 1, 3 * p + 2, bigc};
     for (unsigned i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        if ((tiny && counts[i] != p + 1) || (!big && counts[i] == BIGCOUNT))
+        if ((tiny && counts[i] != p + 1) || (!big && i == 5))
             continue;
         mcase_t c = {a, k, counts[i], T_INT, 0, p - 1, 0};
         run_case(m, &c);
@@ -427,7 +436,8 @@ static void run_counts(mstate_t *m, const hyt_alg_t *a, int k, int tiny, int big
 /* A seeded sample of the full space (the same on every rank). */
 static void run_sample(mstate_t *m, const hyt_alg_t *a, int k, int n, uint32_t *seed)
 {
-    int p = m->p, counts[] = {1, p - 1, p + 1, 3 * p + 2, BIGCOUNT}, roots[3], nr = nroots(p, roots);
+    int p = m->p, counts[] = {1, p - 1, p + 1, 3 * p + 2, big_count(a->coll, p)}, roots[3],
+        nr = nroots(p, roots);
     for (int done = 0, tries = 0; done < n && tries < 1000; tries++) {
         uint32_t r = *seed = mix(*seed + 0x9e3779b9U);
         int ty = (int)(r % NTYPES), o = (int)(r / 8 % NOPS);
@@ -494,6 +504,7 @@ static void run_alg(mstate_t *m, const hyt_alg_t *a, int level, uint32_t *seed)
     for (int i = 0; i < nk; i++) {
         int k = ks[i];
         int full = i < b.full_first || (b.full_p && k == m->p);
+        clock_t c0 = clock();
         if (level == 0) { /* tiny: one k, a few calls */
             if (i > 0)
                 break;
@@ -508,6 +519,9 @@ static void run_alg(mstate_t *m, const hyt_alg_t *a, int level, uint32_t *seed)
             run_sample(m, a, k, b.sample, seed);
         if (a->coll == HYT_COLL_ALLREDUCE && (full || i == nk - 1))
             run_repro(m, a, k, BIGCOUNT);
+        if (m->timing > 1 && m->rank == 0)
+            printf("coll_matrix:   k=%d %.2f s cpu\n", k, (double)(clock() - c0) / CLOCKS_PER_SEC),
+                fflush(stdout);
     }
 }
 
@@ -527,7 +541,9 @@ int main(int argc, char **argv)
     mstate_t m = {0};
     PMPI_Comm_size(MPI_COMM_WORLD, &m.p);
     PMPI_Comm_rank(MPI_COMM_WORLD, &m.rank);
-    int level = 1, first = 1, timing = getenv("HYT_MATRIX_TIMING") != NULL;
+    int level = 1, first = 1;
+    const char *tenv = getenv("HYT_MATRIX_TIMING");
+    int timing = m.timing = tenv ? atoi(tenv) : 0;
     if (argc > 1 && strcmp(argv[1], "quick") == 0)
         level = 2, first = 2;
     else if (argc > 1 && strcmp(argv[1], "tiny") == 0)
@@ -568,7 +584,8 @@ int main(int argc, char **argv)
         run_alg(&m, a, level, &seed);
         if (timing && m.rank == 0) /* process CPU: all simulated ranks together */
             printf("coll_matrix: %s %s: %ld cases, %.2f s cpu\n", hyt_coll_name(a->coll),
-                   a->name, m.cases - n0, (double)(clock() - c0) / CLOCKS_PER_SEC);
+                   a->name, m.cases - n0, (double)(clock() - c0) / CLOCKS_PER_SEC),
+                fflush(stdout);
     }
     long loc[4] = {m.cases, m.failures, m.fallbacks, m.declined}, glob[4];
     PMPI_Allreduce(loc, glob, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
