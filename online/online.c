@@ -94,6 +94,12 @@ void hyt_online_finalize(void)
     hyt_online_warm_free();
 }
 
+/* The bucket's smallest size: the radix prior's size, the same on every rank. */
+static size_t bucket_bytes(const hyt_key_t *key)
+{
+    return key->bucket ? (size_t)1 << (key->bucket - 1) : 0;
+}
+
 /* Start radix: warm start > table (clamped into range) > topology prior. */
 static int start_k(hyt_comm_t *ctx, const hyt_key_t *key, const hyt_alg_t *alg, int table_k,
                    struct hyt_online_key *o)
@@ -106,8 +112,7 @@ static int start_k(hyt_comm_t *ctx, const hyt_key_t *key, const hyt_alg_t *alg, 
         k = table_k;
         o->start_from = "table";
     } else {
-        size_t bytes = key->bucket ? (size_t)1 << (key->bucket - 1) : 0;
-        k = hyt_topo_prior_k(alg, ctx, bytes);
+        k = hyt_topo_prior_k(alg, ctx, bucket_bytes(key));
         o->start_from = "prior";
     }
     return k < o->k_min ? o->k_min : k > o->k_max ? o->k_max : k;
@@ -134,10 +139,8 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
         o->k_max = HYT_K_LIMIT;
     o->k_start = start_k(ctx, key, alg, table_k, o);
     int warm = strcmp(o->start_from, "warm start") == 0;
-    if (strcmp(o->start_from, "table") == 0) {
-        size_t bytes = key->bucket ? (size_t)1 << (key->bucket - 1) : 0;
-        o->k_hint = hyt_topo_prior_k(alg, ctx, bytes);
-    }
+    if (strcmp(o->start_from, "table") == 0)
+        o->k_hint = hyt_topo_prior_k(alg, ctx, bucket_bytes(key));
     hyt_probe_start(&o->probe, o->k_start, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
                     warm ? 1 : MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);
