@@ -2,8 +2,10 @@
  *
  * Algorithm: ranks relative to the root form a k-nomial tree
  * (algorithms/pattern.h).  Every rank receives the whole message once from
- * its parent, then sends it to its children, farthest subtree first so the
- * deepest chains start early.  Latency ceil(log_k p) * (alpha + n*beta) on
+ * its parent, then sends it to its children level by level, farthest level
+ * first: the k-1 children of a level are sent to at once, and a level waits
+ * for the one before, so the largest subtrees start first with the full
+ * bandwidth (k = 2 is then exactly the binomial tree's schedule).  Latency ceil(log_k p) * (alpha + n*beta) on
  * the critical path, with (k-1) sends per level serialised at each sender:
  * cost about ceil(log_k p) * (k-1) * (alpha + n*beta) at the root.  k = 2 is
  * the binomial tree; a large k (up to p: a flat tree) wins for small
@@ -27,13 +29,15 @@ int hyt_bcast_knomial(const hyt_args_t *a, int k)
     if (t.parent >= 0)
         rc = PMPI_Recv(a->rbuf, a->count, a->type, t.parent, HYT_PAT_TAG, a->comm,
                        MPI_STATUS_IGNORE);
-    int nr = 0;
-    for (int m = t.mask / t.k; m >= 1 && rc == MPI_SUCCESS; m /= t.k) {
-        int c = hyt_kn_nchildren_at(&t, m);
+    /* one level at a time, farthest first: the largest subtree gets the
+     * sender's full bandwidth, as in the binomial tree (k = 2 is exactly it) */
+    int rc2 = MPI_SUCCESS;
+    for (int m = t.mask / t.k; m >= 1 && rc == MPI_SUCCESS && rc2 == MPI_SUCCESS; m /= t.k) {
+        int c = hyt_kn_nchildren_at(&t, m), nr = 0;
         for (int j = c; j >= 1 && rc == MPI_SUCCESS; j--)
             rc = PMPI_Isend(a->rbuf, a->count, a->type, hyt_kn_abs(&t, hyt_kn_child_rel(&t, m, j)),
                             HYT_PAT_TAG, a->comm, &req[nr++]);
+        rc2 = hyt_pat_waitall(nr, req);
     }
-    int rc2 = hyt_pat_waitall(nr, req);
     return rc != MPI_SUCCESS ? rc : rc2;
 }

@@ -72,7 +72,8 @@ static int gather_children(const hyt_args_t *a, const hyt_kn_t *t, const void *i
                 return rc;
             acc = slot;
         }
-        *res = hyt_pat_pool_buf(&pool, acc);
+        if (acc >= 0)
+            *res = hyt_pat_pool_buf(&pool, acc);
     }
     return MPI_SUCCESS;
 }
