@@ -18,7 +18,7 @@ set -u
 HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
-plat= nodes= ppn= table= out= apps="cg particles fft qchem" modes="mpich offline hybrid"
+plat='' nodes='' ppn='' table='' out='' apps="cg particles fft qchem" modes="mpich offline hybrid"
 while getopts p:n:q:t:o:a:M: opt; do
     case $opt in
     p) plat=$OPTARG ;; n) nodes=$OPTARG ;; q) ppn=$OPTARG ;; t) table=$OPTARG ;;
@@ -45,6 +45,7 @@ case $table in /*) ;; ?*) table=$(pwd)/$table ;; esac
 for app in $apps; do
     exe=$B/bench/apps/$app
     [ -x "$exe" ] || die "no $exe: run \`make B=$B bench-apps\`"
+    args=""
     eval "args=\${APPARGS_$app:-}"
     for mode in $modes; do
         stats=$out/stats-$app-$mode

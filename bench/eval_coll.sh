@@ -29,7 +29,7 @@ set -u
 HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
-hwarm=60 out= table=oracle configs="dragonfly-64:64:1 dragonfly-256:256:1"
+hwarm=60 out='' table=oracle configs="dragonfly-64:64:1 dragonfly-256:256:1"
 colls="allreduce allgather bcast reduce" minb=8 maxb=1048576 step=2 iters=10 warmup=20 klist="2 4 8"
 while getopts o:t:P:c:s:m:x:i:w:W:k: opt; do
     case $opt in

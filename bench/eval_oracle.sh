@@ -29,7 +29,7 @@ set -u
 HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
-plat= nodes= ppn= out= colls="allreduce allgather bcast reduce"
+plat='' nodes='' ppn='' out='' colls="allreduce allgather bcast reduce"
 minb=8 maxb=1048576 step=4 klist="2 4 8" iters=5 warmup=2
 while getopts p:n:q:o:c:s:m:x:k:i:w: opt; do
     case $opt in
@@ -87,6 +87,7 @@ run_candidate() {
 
 bad=0
 for coll in $colls; do
+    # shellcheck disable=SC2046 # word lists on purpose
     set -- $(range "$coll")
     for cand in $(candidates "$coll"); do
         case " ${ORACLE_EXCLUDE:-} " in *" $cand "*)

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared shell helpers for hytune's benchmark and evaluation scripts.
 # Source it: `. bench/lib.sh` from the top of the tree (POSIX sh).
 #
@@ -65,7 +66,7 @@ plat_opts() {
 smpi_run() {
     _np=$1 _plat=$2 _hf=$3
     shift 3
-    # shellcheck disable=SC2086 # option lists are word-split on purpose
+    # shellcheck disable=SC2086,SC2046 # option lists are word-split on purpose
     $SMPIRUN -np "$_np" -platform "$_plat" -hostfile "$_hf" $SMPI_OPTS $(plat_opts "$_plat") ${SMPI_EXTRA:-} "$@"
 }
 

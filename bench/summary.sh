@@ -13,6 +13,7 @@ HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$HYT_TOP" || exit 1
 
 if [ $# -eq 0 ]; then
+    # shellcheck disable=SC2046 # word lists on purpose
     set -- $(find out -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort)
 fi
 [ $# -gt 0 ] || die "no result directories (run bench/eval_coll.sh, bench/eval_apps.sh or bench/demo.sh first)"

@@ -16,6 +16,7 @@ out=$(mktemp)
 trap 'rm -f "$hf" "$out"' EXIT
 hostfile "$nodes" "$ppn" >"$hf"
 # shellcheck disable=SC2086 # $SMPI is an option list
+# shellcheck disable=SC2046 # word lists on purpose
 "$SMPIRUN" -np $((nodes * ppn)) -platform "$plat" -hostfile "$hf" $SMPI $(plat_opts "$plat") \
     "$B/bench/apps/$app" "$@" >"$out" 2>&1
 rc=$?
