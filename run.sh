@@ -36,7 +36,7 @@ build() {
     if [ ! -f config.mk ] || [ configure -nt config.mk ]; then
         ./configure --enable-werror
     fi
-    make -j2 "$@"
+    make -s -j2 "$@"
 }
 
 case ${1:-} in
