@@ -42,6 +42,7 @@ typedef struct tune_opts {
     double timeout, point_budget, threshold;
     uint64_t seed;
     int batch, exhaustive, no_mpich;
+    int job_shape_only;       /* --shapes job: tune only the job's own shape */
     int forest_depth, forest_min_leaf, forest_trees; /* 0: the forest's defaults */
 } tune_opts_t;
 
@@ -70,6 +71,9 @@ static void usage(FILE *f)
             "                     MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE): the rules\n"
             "                     won by MPICH algorithms (\"native\" in the table);\n"
             "                     MPICH build only, written atomically\n"
+            "  --shapes job|all   all (default): the job's nodes x ppn and its power-of-two\n"
+            "                     sub-scales; job: only the job's own shape, whose rules\n"
+            "                     then serve every communicator (much cheaper)\n"
             "  --no-mpich-algs    do not benchmark MPICH's own algorithms (MPI_T)\n"
             "  --forest-depth N, --forest-min-leaf N, --forest-trees N\n"
             "                     shape of the random forest (defaults: see docs/tuner.md)\n"
@@ -134,6 +138,16 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             return 1;
         if (!strcmp(a, "--exhaustive")) {
             o->exhaustive = 1;
+            continue;
+        }
+        if (!strcmp(a, "--shapes")) {
+            if (!v || (strcmp(v, "job") && strcmp(v, "all"))) {
+                snprintf(err, len, "--shapes %s: give job (only this job's nodes x ppn) or "
+                         "all (also its power-of-two sub-scales)", v ? v : "");
+                return -1;
+            }
+            o->job_shape_only = !strcmp(v, "job");
+            i++;
             continue;
         }
         if (!strcmp(a, "--no-mpich-algs")) {
@@ -389,10 +403,18 @@ static const cand_t *find_cand(const cand_t *cands, int n, const hyt_al_point_t 
     return NULL;
 }
 
-/* Shapes: powers of two up to the job's nodes and ppn, plus the job's own. */
-static void make_shapes(job_t *j)
+/* Shapes: powers of two up to the job's nodes and ppn, plus the job's own
+ * (only the job's own with --shapes job: its rules then serve every
+ * communicator, and tuning costs one shape's benchmarks). */
+static void make_shapes(job_t *j, int job_only)
 {
     int ns[40], nn = 0, ps[40], np = 0;
+    if (job_only) {
+        j->shapes[0][0] = j->nodes;
+        j->shapes[0][1] = j->ppn;
+        j->nshapes = 1;
+        return;
+    }
     for (int v = 1; v <= j->nodes; v *= 2)
         ns[nn++] = v;
     if (ns[nn - 1] != j->nodes)
@@ -410,7 +432,7 @@ static void make_shapes(job_t *j)
             }
 }
 
-static int job_init(job_t *j)
+static int job_init(job_t *j, int job_only)
 {
     memset(j, 0, sizeof *j);
     int N = hyt_world_nodes, W = hyt_world_size;
@@ -447,7 +469,7 @@ static int job_init(job_t *j)
     j->parallel = ng > 1 && ng < N;
     free(count);
     free(grp);
-    make_shapes(j);
+    make_shapes(j, job_only);
     return 0;
 }
 
@@ -588,6 +610,74 @@ static int plan_rounds(const job_t *j, const hyt_al_point_t *pts, int n, round_p
     return nr;
 }
 
+/* Sub-communicators are kept and reused for rounds of the same layout: the
+ * first collectives on a new communicator carry setup cost (under SimGrid's
+ * SMP-aware selectors, seconds of simulation per communicator at 128 ranks),
+ * which would otherwise be paid at every benchmark point.  Layouts come from
+ * rank 0's broadcast, so every rank holds the same cache and takes the same
+ * split/free decisions. */
+#define SUB_CACHE 16
+#define SUB_MAX_POINTS 16
+typedef struct sub_entry {
+    int n, key[3 * SUB_MAX_POINTS];
+    MPI_Comm comm; /* MPI_COMM_NULL on ranks outside every point */
+    unsigned long last_use;
+} sub_entry_t;
+static sub_entry_t sub_cache[SUB_CACHE];
+static int sub_cached;
+static unsigned long sub_clock;
+
+static void sub_key(const round_pt_t *rp, int n, int *key)
+{
+    for (int i = 0; i < n; i++) {
+        key[3 * i] = rp[i].first;
+        key[3 * i + 1] = rp[i].pt.nodes;
+        key[3 * i + 2] = rp[i].pt.ppn;
+    }
+}
+
+/* The sub-communicator of this round's layout (split over the world when new). */
+static MPI_Comm sub_get(const round_pt_t *rp, int n, int color, int key_rank, int *owned)
+{
+    int key[3 * SUB_MAX_POINTS];
+    *owned = n > SUB_MAX_POINTS;
+    if (!*owned) {
+        sub_key(rp, n, key);
+        for (int e = 0; e < sub_cached; e++)
+            if (sub_cache[e].n == n && !memcmp(sub_cache[e].key, key, 3 * (size_t)n * sizeof *key)) {
+                sub_cache[e].last_use = ++sub_clock;
+                return sub_cache[e].comm;
+            }
+    }
+    MPI_Comm sub;
+    PMPI_Comm_split(MPI_COMM_WORLD, color, key_rank, &sub);
+    if (*owned)
+        return sub;
+    int e = 0;
+    if (sub_cached < SUB_CACHE) {
+        e = sub_cached++;
+    } else { /* full: evict the least recently used */
+        for (int i = 1; i < SUB_CACHE; i++)
+            if (sub_cache[i].last_use < sub_cache[e].last_use)
+                e = i;
+        if (sub_cache[e].comm != MPI_COMM_NULL)
+            PMPI_Comm_free(&sub_cache[e].comm);
+    }
+    sub_cache[e].n = n;
+    memcpy(sub_cache[e].key, key, 3 * (size_t)n * sizeof *key);
+    sub_cache[e].comm = sub;
+    sub_cache[e].last_use = ++sub_clock;
+    return sub;
+}
+
+static void sub_cache_free(void)
+{
+    for (int e = 0; e < sub_cached; e++)
+        if (sub_cache[e].comm != MPI_COMM_NULL)
+            PMPI_Comm_free(&sub_cache[e].comm);
+    sub_cached = 0;
+}
+
 /* All ranks: run one round (broadcast from rank 0), results reduced to rank 0. */
 static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t *rp, int n, double budget,
                      bufs_t *b, double *us, double *cost)
@@ -601,8 +691,8 @@ static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t 
         if (pos >= rp[i].first && pos < rp[i].first + rp[i].pt.nodes &&
             j->my_local < rp[i].pt.ppn)
             color = i;
-    MPI_Comm sub;
-    PMPI_Comm_split(MPI_COMM_WORLD, color, pos * j->ppn + j->my_local, &sub);
+    int owned;
+    MPI_Comm sub = sub_get(rp, n, color, pos * j->ppn + j->my_local, &owned);
     double *mine = calloc((size_t)2 * n, sizeof *mine), *all = calloc((size_t)2 * n, sizeof *all);
     if (!mine || !all)
         PMPI_Abort(MPI_COMM_WORLD, 2);
@@ -613,8 +703,9 @@ static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t 
             bench_point(&r->pt, cd, sub, budget, b, &mine[color], &mine[n + color]);
         else
             mine[color] = 1e9; /* cannot happen: rank 0 chose from the same list */
-        PMPI_Comm_free(&sub);
     }
+    if (owned && sub != MPI_COMM_NULL)
+        PMPI_Comm_free(&sub);
     PMPI_Reduce(mine, all, 2 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (hyt_world_rank == 0)
         for (int i = 0; i < n; i++) {
@@ -855,7 +946,7 @@ static int mpi_main(const tune_opts_t *t)
         return 2;
     }
     job_t j;
-    if (job_init(&j) != 0)
+    if (job_init(&j, t->job_shape_only) != 0)
         return 2;
     hyt_oracle_t *ws = NULL;
     FILE *dump = NULL;
@@ -917,6 +1008,7 @@ static int mpi_main(const tune_opts_t *t)
     free(b.s);
     free(b.r);
     hyt_mpich_finalize();
+    sub_cache_free();
     free(j.node_order);
     free(j.node_pos);
     hyt_oracle_free(ws);
