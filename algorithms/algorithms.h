@@ -45,6 +45,9 @@ int hyt_kr_init(hyt_kr_t *kr, const hyt_args_t *a, int k, void *buf, int count, 
 void hyt_kr_free(hyt_kr_t *kr);
 int hyt_kr_group_ring(hyt_kr_t *kr, int reduce);
 int hyt_kr_column_ring(hyt_kr_t *kr, int reduce);
+/* The allgather half shared by k-ring Allgather, Bcast and Allreduce:
+ * rings along the columns, then inside each group. */
+int hyt_kr_allgather_rings(hyt_kr_t *kr);
 int hyt_kr_scatter(hyt_kr_t *kr, int root);
 /* PMPI_Waitall without statuses.  GCC's access attribute on MPICH's
  * prototype mistakes MPI_STATUSES_IGNORE for a zero-size array

@@ -221,6 +221,14 @@ int hyt_kr_column_ring(hyt_kr_t *kr, int reduce)
     return MPI_SUCCESS;
 }
 
+int hyt_kr_allgather_rings(hyt_kr_t *kr)
+{
+    int rc = hyt_kr_column_ring(kr, 0);
+    if (rc == MPI_SUCCESS)
+        rc = hyt_kr_group_ring(kr, 0);
+    return rc;
+}
+
 /* Bcast's first half: the root sends every cell to the rank serving it.
  * Cells leave the root one message each, all posted at once. */
 int hyt_kr_scatter(hyt_kr_t *kr, int root)
@@ -266,9 +274,7 @@ int hyt_allgather_kring(const hyt_args_t *a, int k)
     hyt_kr_t kr;
     rc = hyt_kr_init(&kr, a, k, a->rbuf, a->count, 1, 0);
     if (rc == MPI_SUCCESS)
-        rc = hyt_kr_column_ring(&kr, 0);
-    if (rc == MPI_SUCCESS)
-        rc = hyt_kr_group_ring(&kr, 0);
+        rc = hyt_kr_allgather_rings(&kr);
     hyt_kr_free(&kr);
     return rc;
 }

@@ -25,9 +25,7 @@ int hyt_bcast_kring(const hyt_args_t *a, int k)
     if (rc == MPI_SUCCESS)
         rc = hyt_kr_scatter(&kr, a->root);
     if (rc == MPI_SUCCESS)
-        rc = hyt_kr_column_ring(&kr, 0);
-    if (rc == MPI_SUCCESS)
-        rc = hyt_kr_group_ring(&kr, 0);
+        rc = hyt_kr_allgather_rings(&kr);
     hyt_kr_free(&kr);
     return rc;
 }
