@@ -114,6 +114,8 @@ install: all
 	install -m 644 include/hytune.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 docs/hytune.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 platforms/*.xml $(DESTDIR)$(PREFIX)/share/hytune/platforms/
+	install -d $(DESTDIR)$(PREFIX)/share/hytune/platforms/traces
+	install -m 644 platforms/traces/* $(DESTDIR)$(PREFIX)/share/hytune/platforms/traces/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' tools/hytune.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hytune.pc
 ifneq ($(SMPICC),)
