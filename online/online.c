@@ -138,9 +138,17 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
     if (o->k_max > HYT_K_LIMIT)
         o->k_max = HYT_K_LIMIT;
     o->k_start = start_k(ctx, key, alg, table_k, o);
+    /* HYTUNE_PROBE_K_MAX bounds the climb, never the choice it starts from */
+    if (hyt_cfg.probe_k_max > 0) {
+        int cap = (int)hyt_cfg.probe_k_max > o->k_start ? (int)hyt_cfg.probe_k_max : o->k_start;
+        if (o->k_max > cap)
+            o->k_max = cap;
+    }
     int warm = strcmp(o->start_from, "warm start") == 0;
     if (strcmp(o->start_from, "table") == 0)
         o->k_hint = hyt_topo_prior_k(alg, ctx, bucket_bytes(key));
+    if (o->k_hint > o->k_max)
+        o->k_hint = o->k_max;
     hyt_probe_start(&o->probe, o->k_start, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
                     warm ? 1 : MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);

@@ -60,6 +60,9 @@ static const env_var_t vars[] = {
      "calls timed per probed radix (the median decides)"},
     {"HYTUNE_PROBE_MIN_GAIN", T_DOUBLE, &hyt_cfg.probe_min_gain, "0.02", "0..1",
      "relative gain a new radix must show to be taken (noise guard)"},
+    {"HYTUNE_PROBE_K_MAX", T_LONG, &hyt_cfg.probe_k_max, "0", "0..65536",
+     "largest radix online probing tries (0: the algorithm's own limit); a table's or warm "
+     "start's larger k is kept"},
     {"HYTUNE_DRIFT_INTERVAL", T_LONG, &hyt_cfg.drift_interval, "1000", "0..1000000000",
      "calls between drift checks of a settled key (0: never re-check)"},
     {"HYTUNE_NODE_HW", T_STRING, &hyt_cfg.node_hw, NULL, NULL,

@@ -148,6 +148,7 @@ typedef struct hyt_config {
     long probe_calls;
     double probe_min_gain;
     long drift_interval;
+    long probe_k_max;          /* HYTUNE_PROBE_K_MAX, 0: no cap */
     const char *node_hw;       /* HYTUNE_NODE_HW */
     const char *network_file;  /* HYTUNE_NETWORK_FILE */
     const char *warm_start;    /* HYTUNE_WARM_START */

@@ -111,6 +111,8 @@ static void test_bad_values(void)
         {"HYTUNE_HOT_CALLS=99999999999999999999999", "1..1000000000"},
         {"HYTUNE_PROBE_CALLS=1001", "1..1000"},
         {"HYTUNE_PROBE_CALLS=0", "1..1000"},
+        {"HYTUNE_PROBE_K_MAX=65537", "0..65536"},
+        {"HYTUNE_PROBE_K_MAX=-1", "0..65536"},
         {"HYTUNE_PROBE_MIN_GAIN=1.5", "0..1"},
         {"HYTUNE_PROBE_MIN_GAIN=-0.1", "0..1"},
         {"HYTUNE_PROBE_MIN_GAIN=nan", "0..1"},
