@@ -47,3 +47,33 @@ awk '{ key = $1 " " $2 " " $4
 awk 'NR == FNR { if ($3 == 2) t[$1 " " $4] = $5; next }
      ($1 " " $4) in t { printf "ratio %s bytes=%s k2/smpi %.3f\n", $1, $4, t[$1 " " $4] / $5 }' \
     "$d/ours" "$d/native"
+
+# RADIX_OUT=DIR keeps the raw lines and plots latency vs k, one curve per
+# size, one PNG per collective (gnuplot).
+if [ -n "${RADIX_OUT:-}" ]; then
+    mkdir -p "$RADIX_OUT"
+    cp "$d/ours" "$RADIX_OUT/radix.txt"
+    cp "$d/native" "$RADIX_OUT/smpi-fixed-radix.txt"
+    for c in reduce bcast allreduce allgather; do
+        # one gnuplot data block per size (blank-line separated, in size order)
+        awk -v c="$c" '$1 == c' "$d/ours" | sort -k4,4n -k3,3n |
+            awk 'NR > 1 && $4 != prev { printf "\n\n" } { print $3, $5; prev = $4 }' \
+                >"$RADIX_OUT/$c.dat"
+        sizes=$(awk -v c="$c" '$1 == c { print $4 }' "$d/ours" | sort -un | tr '\n' ' ')
+        alg=$(awk -v c="$c" '$1 == c { print $2; exit }' "$d/ours")
+        if command -v gnuplot >/dev/null 2>&1; then
+            gnuplot <<GP
+set terminal png size 900,600
+set output "$RADIX_OUT/$c.png"
+set title "$c $alg: latency vs k, $np ranks ($hosts x $ppn), $(basename "$plat")"
+set logscale xy 2
+set xlabel "radix k"
+set ylabel "latency (us, simulated)"
+set key outside right
+sizes = "$sizes"
+plot for [i=1:words(sizes)] "$RADIX_OUT/$c.dat" index (i-1) using 1:2 with linespoints title word(sizes,i)." B"
+GP
+        fi
+    done
+    progress "radix sweep: data and plots in $RADIX_OUT"
+fi
