@@ -60,7 +60,7 @@ for app in $apps; do
         # shellcheck disable=SC2086 # args is a word list
         line=$(env "$@" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$HYT_TOP" - "$np" \
             "$plat" "$hf" "$exe" $args 2>"$out/log-$app-$mode" | grep "^APP $app ")
-        wall=$(echo "$(date +%s.%N) - $t0" | bc)
+        wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
         echo "$line" | grep -q "verified yes" ||
             die "$app ($mode) did not verify its result: \"$line\"; see $out/log-$app-$mode"
         t=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($i == "time_s") print $(i + 1) }')
