@@ -6,7 +6,8 @@
 # loopback 50 GB/s, 0.1 us).  Baseline "native" is SimGrid's MPICH selector.
 # SimGrid 3.32 does not share intra-node bandwidth between concurrent copies,
 # so algorithms heavy on intra-node traffic look optimistic here.
-# Env: HYT_BUILD (build dir, default ./build), SIZES, SWEEP_SIZES, ITERS.
+# Env: HYT_BUILD (build dir, default ./build), SIZES, SWEEP_SIZES, ITERS,
+# PLATFORM (default platforms/cluster-small.xml; hosts must be named node-N).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${HYT_BUILD:-$top/build}
@@ -22,13 +23,14 @@ trap 'rm -rf "$tmp"' EXIT
 i=0
 while [ $i -lt "$HOSTS" ]; do echo "node-$i:$PPN"; i=$((i + 1)); done >"$tmp/hosts"
 np=$((HOSTS * PPN))
+plat=${PLATFORM:-$top/platforms/cluster-small.xml}
 run() {
-    smpirun -np $np -platform "$top/platforms/cluster-small.xml" -hostfile "$tmp/hosts" \
+    smpirun -np $np -platform "$plat" -hostfile "$tmp/hosts" \
         --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich \
         --log=root.thres:critical --log=smpi.thres:critical --cfg=smpi/display-timing:no \
         --cfg=smpi/tmpdir:"$tmp" "$tmp/composition" "$@"
 }
-echo "# $HOSTS hosts x $PPN ranks = $np ranks, platforms/cluster-small.xml, latency in us"
+echo "# $HOSTS hosts x $PPN ranks = $np ranks, $(basename "$plat"), latency in us"
 echo "# composition:0 = MPI's own collective among node leaders; k>0 = k-nomial among leaders"
 echo "# coll      bytes    algorithm       k   latency_us"
 for coll in allreduce bcast; do
