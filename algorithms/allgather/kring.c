@@ -128,12 +128,28 @@ void hyt_kr_free(hyt_kr_t *kr)
             PMPI_Type_free(&kr->col[i]);
 }
 
-/* Receive (into tmp when reducing) then fold every received unit in. */
-static int kr_finish(hyt_kr_t *kr, int nreq, char **rptr, int *rn, int nr, int reduce)
+/* Complete the step's requests, then (reducing) fold every unit noted by
+ * kr_recv in. */
+static int kr_finish(hyt_kr_t *kr, int nreq, int nr, int reduce)
 {
     int rc = hyt_kr_waitall(nreq, kr->req);
     for (int i = 0; reduce && rc == MPI_SUCCESS && i < nr; i++)
-        rc = PMPI_Reduce_local(kr_tmp(kr, rptr[i]), rptr[i], rn[i], kr->type, kr->op);
+        rc = PMPI_Reduce_local(kr_tmp(kr, kr->rptr[i]), kr->rptr[i], kr->rn[i], kr->type,
+                               kr->op);
+    return rc;
+}
+
+/* Post the receive of one unit (into the temporary mirror when reducing)
+ * and note it for kr_finish; shared by the group and column rings. */
+static int kr_recv(hyt_kr_t *kr, char *ptr, int n, MPI_Datatype dt, int src, int reduce,
+                   int *nreq, int *nr)
+{
+    int rc = PMPI_Irecv(reduce ? kr_tmp(kr, ptr) : ptr, n, dt, src, HYT_PAT_TAG, kr->comm,
+                        &kr->req[(*nreq)++]);
+    if (rc == MPI_SUCCESS) {
+        kr->rptr[*nr] = ptr;
+        kr->rn[(*nr)++] = n;
+    }
     return rc;
 }
 
@@ -145,8 +161,6 @@ int hyt_kr_group_ring(hyt_kr_t *kr, int reduce)
     int grp = hyt_kring_group(&kr->g, kr->rank), j = hyt_kring_index(&kr->g, kr->rank);
     int sz = hyt_kring_size(&kr->g, grp), base = hyt_kring_start(&kr->g, grp);
     int next = base + (j + 1) % sz, prev = base + (j - 1 + sz) % sz, red = reduce ? 1 : 0;
-    char **rptr = kr->rptr;
-    int *rn = kr->rn;
     for (int t = 0; t < sz - 1; t++) {
         int sm = ((j - t - red) % sz + sz) % sz, rm = ((j - t - 1 - red) % sz + sz) % sz;
         int nreq = 0, nr = 0, rc;
@@ -157,12 +171,9 @@ int hyt_kr_group_ring(hyt_kr_t *kr, int reduce)
             kr_column(kr, c, &ptr, &n, &dt);
             if (n == 0)
                 continue;
-            rc = PMPI_Irecv(reduce ? kr_tmp(kr, ptr) : ptr, n, dt, prev, HYT_PAT_TAG, kr->comm,
-                            &kr->req[nreq++]);
+            rc = kr_recv(kr, ptr, n, dt, prev, reduce, &nreq, &nr);
             if (rc != MPI_SUCCESS)
                 return rc;
-            rptr[nr] = ptr;
-            rn[nr++] = n;
         }
         KR_FOR_COLS(kr, c, sm, sz) {
             kr_column(kr, c, &ptr, &n, &dt);
@@ -172,7 +183,7 @@ int hyt_kr_group_ring(hyt_kr_t *kr, int reduce)
             if (rc != MPI_SUCCESS)
                 return rc;
         }
-        rc = kr_finish(kr, nreq, rptr, rn, nr, reduce);
+        rc = kr_finish(kr, nreq, nr, reduce);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -186,8 +197,6 @@ int hyt_kr_column_ring(hyt_kr_t *kr, int reduce)
     int G = kr->g.ngroups, g = hyt_kring_group(&kr->g, kr->rank);
     int j = hyt_kring_index(&kr->g, kr->rank), sz = hyt_kring_size(&kr->g, g);
     int red = reduce ? 1 : 0;
-    char **rptr = kr->rptr;
-    int *rn = kr->rn;
     for (int t = 0; t < G - 1; t++) {
         int sg = ((g - t - red) % G + G) % G, rg = ((g - t - 1 - red) % G + G) % G;
         int nreq = 0, nr = 0, rc;
@@ -198,12 +207,9 @@ int hyt_kr_column_ring(hyt_kr_t *kr, int reduce)
             kr_cell(kr, rg, c, &ptr, &n, &dt);
             if (n == 0)
                 continue;
-            rc = PMPI_Irecv(reduce ? kr_tmp(kr, ptr) : ptr, n, dt, kr_owner(kr, (g - 1 + G) % G, c),
-                            HYT_PAT_TAG, kr->comm, &kr->req[nreq++]);
+            rc = kr_recv(kr, ptr, n, dt, kr_owner(kr, (g - 1 + G) % G, c), reduce, &nreq, &nr);
             if (rc != MPI_SUCCESS)
                 return rc;
-            rptr[nr] = ptr;
-            rn[nr++] = n;
         }
         KR_FOR_COLS(kr, c, j, sz) {
             kr_cell(kr, sg, c, &ptr, &n, &dt);
@@ -214,7 +220,7 @@ int hyt_kr_column_ring(hyt_kr_t *kr, int reduce)
             if (rc != MPI_SUCCESS)
                 return rc;
         }
-        rc = kr_finish(kr, nreq, rptr, rn, nr, reduce);
+        rc = kr_finish(kr, nreq, nr, reduce);
         if (rc != MPI_SUCCESS)
             return rc;
     }
