@@ -155,7 +155,7 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, hyt_rule_t *out
     return 0;
 }
 
-static int parse_set(json_object *s, hyt_coll_t coll, int last, hyt_rule_set_t *out,
+static int parse_set(json_object *s, hyt_coll_t coll, hyt_rule_set_t *out,
                      const char *file, const char *where, char *err, size_t errlen)
 {
     if (!json_object_is_type(s, json_type_object))
@@ -179,7 +179,6 @@ static int parse_set(json_object *s, hyt_coll_t coll, int last, hyt_rule_set_t *
     if (!json_object_object_get_ex(s, "rules", &rules) ||
         !json_object_is_type(rules, json_type_array) || json_object_array_length(rules) == 0)
         return fail(err, errlen, file, "%s.rules must be a non-empty array", where);
-    (void)last;
     int n = (int)json_object_array_length(rules);
     out->rules = calloc((size_t)n, sizeof *out->rules);
     if (!out->rules)
@@ -248,7 +247,7 @@ static int parse_table(json_object *root, hyt_table_t *t, const char *file, char
         for (int i = 0; i < n; i++) {
             char w[128];
             snprintf(w, sizeof w, "$.collectives.%s[%d]", cname, i);
-            if (parse_set(json_object_array_get_idx(sets, i), (hyt_coll_t)c, i == n - 1,
+            if (parse_set(json_object_array_get_idx(sets, i), (hyt_coll_t)c,
                           &t->sets[c][i], file, w, err, errlen))
                 return -1;
         }
