@@ -7,6 +7,11 @@
 # usage: sh bench/eval_coll.sh -o OUTDIR [-t TABLE|oracle]
 #            [-P "PLATFORM:NODES:PPN ..."] [-c "allreduce allgather bcast reduce"]
 #            [-s MIN] [-m MAX] [-x STEP] [-i ITERS] [-w WARMUP] [-k "2 4 8"]
+#            [-M "mpich offline hybrid"] [-A]
+#   -M         the modes to run (default all three)
+#   -A         keep the rows already in OUTDIR/coll.csv (e.g. the MPICH runs of
+#              an earlier call with -M mpich); each (configuration, collective,
+#              mode) run replaces its own rows
 #   -t TABLE   a hytune table (format 1) used for every configuration; the
 #              default "oracle" sweeps the registry once per configuration
 #              (bench/eval_oracle.sh, same sizes) and uses that oracle table
@@ -30,12 +35,14 @@ HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
 hwarm=60 out='' table=oracle configs="dragonfly-64:64:1 dragonfly-256:256:1"
+modes="mpich offline hybrid" append=0
 colls="allreduce allgather bcast reduce" minb=8 maxb=1048576 step=2 iters=10 warmup=20 klist="2 4 8"
-while getopts o:t:P:c:s:m:x:i:w:W:k: opt; do
+while getopts o:t:P:c:s:m:x:i:w:W:k:M:A opt; do
     case $opt in
     o) out=$OPTARG ;; t) table=$OPTARG ;; P) configs=$OPTARG ;; c) colls=$OPTARG ;;
     s) minb=$OPTARG ;; m) maxb=$OPTARG ;; x) step=$OPTARG ;; i) iters=$OPTARG ;;
     w) warmup=$OPTARG ;; W) hwarm=$OPTARG ;; k) klist=$OPTARG ;;
+    M) modes=$OPTARG ;; A) append=1 ;;
     *) die "usage: see the comment at the top of bench/eval_coll.sh" ;;
     esac
 done
@@ -47,7 +54,11 @@ bench=$B/bench/apps/collbench
 [ -x "$bench" ] || die "no $bench: run \`make B=$B bench-apps\`"
 mkdir -p "$out" || die "cannot create $out"
 csv=$out/coll.csv
-echo "platform,nodes,ppn,ranks,coll,mode,bytes,time_us,verified" | write_atomic "$csv"
+for m in $modes; do
+    case $m in mpich | offline | hybrid) ;; *) die "-M: unknown mode \"$m\" (mpich, offline, hybrid)" ;; esac
+done
+[ $append = 1 ] && [ -f "$csv" ] ||
+    echo "platform,nodes,ppn,ranks,coll,mode,bytes,time_us,verified" | write_atomic "$csv"
 export SMPI_EXTRA="--cfg=smpi/coll-selector:mpich"
 
 run_mode() { # PLATFORM HOSTFILE NP COLL MODE TABLE STATS
@@ -73,6 +84,7 @@ for cfg in $configs; do
     hf=$out/hostfile-$nodes-$ppn
     hostfile "$nodes" "$ppn" | write_atomic "$hf"
     t=$table
+    case " $modes " in *" offline "* | *" hybrid "*) ;; *) t=none ;; esac
     if [ "$t" = oracle ]; then
         progress "coll: $cfg: oracle sweep"
         sh "$HYT_TOP/bench/eval_oracle.sh" -p "$plat" -n "$nodes" -q "$ppn" -o "$out/oracle-$pname-$nodes-$ppn" \
@@ -81,8 +93,10 @@ for cfg in $configs; do
         t=$out/oracle-$pname-$nodes-$ppn/oracle-table.json
     fi
     for coll in $colls; do
-        for mode in mpich offline hybrid; do
+        for mode in $modes; do
             progress "coll: $cfg: $coll ($mode)"
+            awk -F, -v p="$pname" -v n="$nodes" -v q="$ppn" -v c="$coll" -v m="$mode" \
+                '!($1 == p && $2 == n && $3 == q && $5 == c && $6 == m)' "$csv" | write_atomic "$csv"
             run_mode "$plat" "$hf" "$np" "$coll" "$mode" "$t" "$out/stats-$pname-$nodes-$ppn-$coll-$mode" \
                 2>>"$out/coll.log" | awk -F, -v p="$pname" -v n="$nodes" -v q="$ppn" -v m="$mode" \
                 '{ print p "," n "," q "," $3 "," $1 "," m "," $2 "," $4 "," $5 }' >>"$csv"
