@@ -42,6 +42,8 @@ typedef struct tune_opts {
     double timeout, point_budget, threshold;
     uint64_t seed;
     int batch, exhaustive, no_mpich;
+    int k_max;                /* --k-max: largest radix of any candidate (0: no cap) */
+    int no_parallel;          /* --no-parallel: one benchmark point at a time */
     int job_shape_only;       /* --shapes job: tune only the job's own shape */
     int forest_depth, forest_min_leaf, forest_trees; /* 0: the forest's defaults */
 } tune_opts_t;
@@ -74,6 +76,12 @@ static void usage(FILE *f)
             "  --shapes job|all   all (default): the job's nodes x ppn and its power-of-two\n"
             "                     sub-scales; job: only the job's own shape, whose rules\n"
             "                     then serve every communicator (much cheaper)\n"
+            "  --k-max K          largest radix k tried for any algorithm with a radix\n"
+            "                     (integer >= 2; default: the algorithm's limit at the\n"
+            "                     job's size, up to p); bounds tuning time at scale\n"
+            "  --no-parallel      benchmark one point at a time even when network\n"
+            "                     groups are known (default: points of a batch run at\n"
+            "                     once on disjoint groups)\n"
             "  --no-mpich-algs    do not benchmark MPICH's own algorithms (MPI_T)\n"
             "  --forest-depth N, --forest-min-leaf N, --forest-trees N\n"
             "                     shape of the random forest (defaults: see docs/tuner.md)\n"
@@ -154,6 +162,10 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             o->no_mpich = 1;
             continue;
         }
+        if (!strcmp(a, "--no-parallel")) {
+            o->no_parallel = 1;
+            continue;
+        }
         if (!v) {
             snprintf(err, len, "%s needs a value (see hytune tune --help)", a);
             return -1;
@@ -196,6 +208,14 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             }
             *(!strcmp(a, "--forest-depth") ? &o->forest_depth
               : !strcmp(a, "--forest-min-leaf") ? &o->forest_min_leaf : &o->forest_trees) = (int)n;
+        } else if (!strcmp(a, "--k-max")) {
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 2 || n > (1L << 30)) {
+                snprintf(err, len, "--k-max %s: give an integer >= 2 (the smallest radix of "
+                         "k-nomial, recursive multiplying and k-Bruck), e.g. 8", v);
+                return -1;
+            }
+            o->k_max = (int)n;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--batch")) {
             long long n = strtoll(v, &end, 10);
             if (end == v || *end || n < (a[2] == 's' ? 0 : 1) || n > 1000000000) {
@@ -263,6 +283,13 @@ static int oracle_main(const tune_opts_t *t)
         fprintf(stderr, "hytune tune: %s\n", err);
         return 2;
     }
+    if (t->k_max > 0) { /* --k-max: drop the oracle's larger radices */
+        int n = 0;
+        for (int i = 0; i < o->n; i++)
+            if (o->rows[i].k <= t->k_max)
+                o->rows[n++] = o->rows[i];
+        o->n = n;
+    }
     int rc = 0;
     for (int i = 0; i < t->ncolls; i++) {
         hyt_al_opts_t ao;
@@ -313,7 +340,7 @@ static int add_k(int *ks, int n, int k)
 
 static int use_mpich; /* MPICH algorithms are candidates (MPI_T ready) */
 
-static int make_cands(int c, const job_t *j, cand_t *out, int max)
+static int make_cands(int c, const job_t *j, int k_cap, cand_t *out, int max)
 {
     int n = 0, cat = 0, p = j->nodes * j->ppn;
     for (int i = 0; i < hyt_nalgs; i++) {
@@ -325,6 +352,8 @@ static int make_cands(int c, const job_t *j, cand_t *out, int max)
                 out[n++] = mk_cand(a, cat, 0);
         } else {
             int ks[40], nk = 0, kmax = hyt_alg_k_max(a, p);
+            if (k_cap > 0 && kmax > k_cap) /* --k-max */
+                kmax = k_cap;
             for (int k = 2; k <= kmax && nk < 30; k *= 2)
                 if (k >= a->k_min)
                     nk = add_k(ks, nk, k);
@@ -335,7 +364,7 @@ static int make_cands(int c, const job_t *j, cand_t *out, int max)
             nk = add_k(ks, nk, hyt_topo_prior_k(a, &fake, 8));
             nk = add_k(ks, nk, hyt_topo_prior_k(a, &fake, 1 << 20));
             for (int q = 0; q < nk && n < max; q++)
-                if (ks[q] >= a->k_min)
+                if (ks[q] >= a->k_min && ks[q] <= kmax)
                     out[n++] = mk_cand(a, cat, ks[q]);
         }
         cat++;
@@ -432,7 +461,7 @@ static void make_shapes(job_t *j, int job_only)
             }
 }
 
-static int job_init(job_t *j, int job_only)
+static int job_init(job_t *j, int job_only, int no_parallel)
 {
     memset(j, 0, sizeof *j);
     int N = hyt_world_nodes, W = hyt_world_size;
@@ -466,7 +495,7 @@ static int job_init(job_t *j, int job_only)
             j->node_order[k++] = n;
     for (int p = 0; p < N; p++)
         j->node_pos[j->node_order[p]] = p;
-    j->parallel = ng > 1 && ng < N;
+    j->parallel = ng > 1 && ng < N && !no_parallel;
     free(count);
     free(grp);
     make_shapes(j, job_only);
@@ -926,7 +955,7 @@ out:
 static int setup_coll(const tune_opts_t *t, const job_t *j, coll_state_t *cs, int c)
 {
     cs->c = c;
-    cs->ncand = make_cands(c, j, cs->cands, 256);
+    cs->ncand = make_cands(c, j, t->k_max, cs->cands, 256);
     cs->ngrid = make_grid(c, j, cs->cands, cs->ncand, t->max_bytes, &cs->grid);
     if (cs->ngrid < 1)
         return -1;
@@ -946,7 +975,7 @@ static int mpi_main(const tune_opts_t *t)
         return 2;
     }
     job_t j;
-    if (job_init(&j, t->job_shape_only) != 0)
+    if (job_init(&j, t->job_shape_only, t->no_parallel) != 0)
         return 2;
     hyt_oracle_t *ws = NULL;
     FILE *dump = NULL;
@@ -955,10 +984,15 @@ static int mpi_main(const tune_opts_t *t)
         fprintf(stderr, "hytune tune: --warm-start ignored: %s\n", err);
     if (rank == 0 && t->dump && !(dump = fopen(t->dump, "w")))
         fprintf(stderr, "hytune tune: --dump %s: cannot create; no dump written\n", t->dump);
+    char kbuf[16];
+    snprintf(kbuf, sizeof kbuf, "%d", t->k_max);
     if (rank == 0)
-        fprintf(stderr, "tune: %d nodes x %d ppn, %d shapes, %s benchmarking, sizes up to "
-                "%llu bytes\n", j.nodes, j.ppn, j.nshapes, j.parallel ? "parallel" : "serial",
-                (unsigned long long)t->max_bytes);
+        fprintf(stderr, "tune: %d nodes x %d ppn, %d shapes, %s benchmarking%s, sizes up to "
+                "%llu bytes, k up to %s\n", j.nodes, j.ppn, j.nshapes,
+                j.parallel ? "parallel" : "serial",
+                j.parallel ? "" : t->no_parallel ? " (--no-parallel)"
+                : " (no two network groups known)", (unsigned long long)t->max_bytes,
+                t->k_max ? kbuf : "each algorithm's limit");
     /* MPICH algorithms are candidates where MPI_T reaches them on every rank */
     int mine = !t->no_mpich && hyt_mpich_init() == 0, all = 0;
     PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -999,6 +1033,20 @@ static int mpi_main(const tune_opts_t *t)
     }
     if (rank == 0 && rc == 0 && cs && write_table(t, &j, cs, t->ncolls) != 0)
         rc = 1;
+    if (rank == 0 && rc == 0 && cs) { /* the whole run, for scripts (bench/tune_scale.sh) */
+        int iters = 0, points = 0;
+        double bench_s = 0;
+        for (int i = 0; i < t->ncolls; i++) {
+            hyt_al_status_t st;
+            hyt_al_status(cs[i].al, &st);
+            iters += st.iterations;
+            points += st.points;
+            bench_s += st.cost_s;
+        }
+        fprintf(stderr, "tune: done: %d collectives, %d iterations, %d points, benchmark %.4f s, "
+                "elapsed %.4f s (MPI_Wtime)\n", t->ncolls, iters, points, bench_s,
+                PMPI_Wtime() - start);
+    }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     for (int i = 0; cs && i < t->ncolls; i++) {
         hyt_al_free(cs[i].al);

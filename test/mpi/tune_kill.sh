@@ -1,0 +1,51 @@
+#!/bin/sh
+# An interrupted `hytune tune` leaves the previous table as it was and no
+# temporary file: the run is stopped mid-way (after its first finished
+# iteration, long before it could write) with SIGINT (Ctrl-C) and with
+# SIGTERM (what a batch system sends at the end of a job), both sent to
+# mpiexec.  Also checks that no rank of the run is left behind.
+#   B=build MPIEXEC=mpiexec sh test/mpi/tune_kill.sh
+set -u
+B=${B:?set B to the build directory}
+MPIEXEC=${MPIEXEC:-mpiexec}
+d=$(mktemp -d) || exit 2
+trap 'rm -rf "$d"' EXIT
+fail() {
+    echo "tune_kill: $*"
+    cat "$d"/log.* 2>/dev/null
+    exit 1
+}
+for sig in INT TERM; do
+    printf '{"format": 1, "collectives": {}, "note": "previous table %s"}\n' "$sig" >"$d/t.json"
+    cp "$d/t.json" "$d/before.json"
+    # a run that cannot converge in the test's time: tiny threshold, long budget
+    $MPIEXEC -n 2 "$B/bin/hytune" tune --coll allreduce,bcast --max-bytes 1M --timeout 600 \
+        --threshold 1e-9 --point-budget 0.05 -o "$d/t.json" >"$d/log.$sig" 2>&1 &
+    pid=$!
+    i=0
+    while [ $i -lt 600 ] && ! grep -q ' iter ' "$d/log.$sig"; do
+        kill -0 $pid 2>/dev/null || fail "SIG$sig: the run ended before its first iteration"
+        sleep 0.1
+        i=$((i + 1))
+    done
+    [ $i -lt 600 ] || { kill -KILL $pid; fail "SIG$sig: no iteration within 60 s"; }
+    kill -$sig $pid
+    i=0
+    while kill -0 $pid 2>/dev/null && [ $i -lt 300 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    kill -0 $pid 2>/dev/null && { kill -KILL $pid; fail "SIG$sig: mpiexec still running 30 s after the signal"; }
+    wait $pid
+    st=$?
+    # (the exit status is mpiexec's choice: hydra returned 0 after forwarding SIGINT)
+    grep -q 'tune: wrote' "$d/log.$sig" && fail "SIG$sig: the run finished before the signal"
+    cmp "$d/before.json" "$d/t.json" || fail "SIG$sig: the previous table changed"
+    ls "$d" | grep -q 'tmp' && fail "SIG$sig: temporary file left: $(ls "$d")"
+    # no rank survives (the hydra proxy forwards the signal to them)
+    sleep 1
+    ps -eo args | grep -v grep | grep -q "hytune tune .*-o $d/t.json" &&
+        fail "SIG$sig: ranks still running: $(ps -eo pid,args | grep "$d/t.json" | grep -v grep)"
+    echo "SIG$sig after $(grep -c ' iter ' "$d/log.$sig") iteration(s): exit $st, previous table intact, no temporary file"
+done
+exit 0
