@@ -1043,8 +1043,8 @@ static int mpi_main(const tune_opts_t *t)
             points += st.points;
             bench_s += st.cost_s;
         }
-        fprintf(stderr, "tune: done: %d collectives, %d iterations, %d points, benchmark %.4f s, "
-                "elapsed %.4f s (MPI_Wtime)\n", t->ncolls, iters, points, bench_s,
+        fprintf(stderr, "tune: done: %d collectives, %d iterations, %d points, benchmark %.6f s, "
+                "elapsed %.6f s (MPI_Wtime)\n", t->ncolls, iters, points, bench_s,
                 PMPI_Wtime() - start);
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
