@@ -1,9 +1,12 @@
 #!/bin/sh
 # Hybrid-mode radix tuning vs the best-k oracle, under SimGrid.
-#   sh bench/online_converge.sh [CALLS] [SCALES]
+#   sh bench/online_converge.sh [-o DIR] [CALLS] [SCALES]
 # CALLS: calls per key in the hybrid and oracle loops (default 1000).
 # ONLINE_CASES: lines "collective algorithm bytes..." (default: see below).
 # SCALES: "RANKS:PLATFORM:PPN ..." (default "64:fattree-64:8 256:fattree-64:4").
+# -o DIR: keep the CSV (DIR/converge.csv), the summary (DIR/summary.txt), the
+#   statistics reports with every key's probe sequence (DIR/stats-P-PLATFORM-COLL-ALG)
+#   and the wall time of every simulation (DIR/wall.csv).
 # For every (collective, radix algorithm, size) key the driver
 # (bench/online_driver.c) sweeps k, then runs CALLS calls at the best k
 # (oracle) and CALLS calls in hybrid mode starting from a table k = k_min
@@ -12,10 +15,18 @@
 # settled k is within 3% of the sweep's best, and total hybrid time over
 # total oracle time.  Deterministic (simulate-computation:no); the online
 # component's CPU time is therefore not charged here (see online_cost.sh).
+# SMPI_EXTRA (default --cfg=smpi/coll-selector:mpich) is passed to smpirun;
+# other HYTUNE_* variables (HYTUNE_HOT_CALLS, ...) reach the runs unchanged.
 set -u
 . bench/lib.sh
+outdir=
+if [ "${1:-}" = "-o" ]; then
+    outdir=${2:?"-o needs a folder"}
+    shift 2
+fi
 calls=${1:-1000}
 scales=${2:-"64:fattree-64:8 256:fattree-64:4"}
+SMPI_EXTRA=${SMPI_EXTRA:-"--cfg=smpi/coll-selector:mpich"}
 B=$(hyt_build_dir)
 drv=$B/bench/online_driver
 mkdir -p "$B/bench"
@@ -24,6 +35,9 @@ mkdir -p "$B/bench"
 [ -x "$drv" ] || die "cannot build $drv"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+keep=${outdir:-$tmp}
+mkdir -p "$keep" || die "cannot create $keep"
+echo "p,platform,coll,alg,wall_s" >"$keep/wall.csv"
 
 # collective algorithm sizes... (ONLINE_CASES overrides, same format)
 cases=${ONLINE_CASES:-"allreduce knomial 8 1024 65536
@@ -35,31 +49,40 @@ allgather recmult 8 1024
 allgather kring 1024 16384
 reduce knomial 8 1024 65536"}
 
-echo "p,coll,alg,bytes,start_k,best_k,best_us,settled_k,settled_us,gap_pct,calls_after_hot,probing_calls,hybrid_us,oracle_us,overhead_pct"
+{
+echo "p,coll,alg,bytes,start_k,best_k,best_us,settled_k,settled_us,gap_pct,calls_after_hot,probing_calls,hybrid_us,oracle_us,overhead_pct,platform"
 for sc in $scales; do
     np=${sc%%:*} rest=${sc#*:}
-    plat=platforms/${rest%%:*}.xml ppn=${rest#*:}
+    pname=${rest%%:*}
+    plat=platforms/$pname.xml ppn=${rest#*:}
     hostfile $((np / ppn)) "$ppn" >"$tmp/hf"
     echo "$cases" | while read -r coll alg sizes; do
+        [ -n "$coll" ] || continue
         kmin=$("$B/bin/hytune" list "$coll" | awk -v a="$alg" '$2 == a { split($3, r, "\\."); print r[1] }')
         [ -n "$kmin" ] || { progress "skip $coll $alg: not in the registry"; continue; }
         printf '{"format": 1, "platform": {"nodes": %d, "ppn": %d, "mpi": "SimGrid"},\n "collectives": {"%s": [{"rules": [{"algorithm": "%s", "k": %d}]}]}}\n' \
             $((np / ppn)) "$ppn" "$coll" "$alg" "$kmin" >"$tmp/table.json"
-        progress "$np ranks: $coll $alg $sizes"
+        progress "$np ranks ($pname, ppn $ppn): $coll $alg $sizes"
+        t0=$(date +%s)
         # shellcheck disable=SC2086
-        HYTUNE_TABLE=$tmp/table.json smpi_run "$np" "$plat" "$tmp/hf" "$drv" "$coll" "$alg" "$calls" $sizes
+        HYTUNE_STATS=$keep/stats-$np-$pname-$coll-$alg HYTUNE_TABLE=$tmp/table.json \
+            smpi_run "$np" "$plat" "$tmp/hf" "$drv" "$coll" "$alg" "$calls" $sizes | sed "s/\$/,$pname/"
+        echo "$np,$pname,$coll,$alg,$(($(date +%s) - t0))" >>"$keep/wall.csv"
     done
-done | tee "$tmp/out.csv"
+done
+} | tee "$keep/converge.csv"
 
-echo
-echo "summary (calls per key: $calls)"
-awk -F, '$1 ~ /^[0-9]+$/ {
-    p = $1; n[p]++; if ($8 > 0) s[p]++
-    if ($11 > mx[p]) mx[p] = $11; sum[p] += $11
-    if ($10 <= 3.0) ok[p]++
-    hy[p] += $13; or[p] += $14
-} END {
-    for (p in n)
-        printf "p=%s: %d keys, %d settled, calls after hot max %d mean %.1f, settled within 3%% of best: %d/%d (%.0f%%), hybrid/oracle total time %.4f (overhead %.2f%%)\n",
-            p, n[p], s[p], mx[p], sum[p] / n[p], ok[p], n[p], 100 * ok[p] / n[p], hy[p] / or[p], 100 * (hy[p] / or[p] - 1)
-}' "$tmp/out.csv"
+{
+    echo
+    echo "summary (calls per key: $calls)"
+    awk -F, '$1 ~ /^[0-9]+$/ {
+        p = $1 " " $16; n[p]++; if ($8 > 0) s[p]++
+        if ($11 > mx[p]) mx[p] = $11; sum[p] += $11
+        if ($10 <= 3.0) ok[p]++
+        hy[p] += $13; or[p] += $14
+    } END {
+        for (p in n)
+            printf "p=%s: %d keys, %d settled, calls after hot max %d mean %.1f, settled within 3%% of best: %d/%d (%.0f%%), hybrid/oracle total time %.4f (overhead %.2f%%)\n",
+                p, n[p], s[p], mx[p], sum[p] / n[p], ok[p], n[p], 100 * ok[p] / n[p], hy[p] / or[p], 100 * (hy[p] / or[p] - 1)
+    }' "$keep/converge.csv"
+} | tee "$keep/summary.txt"
