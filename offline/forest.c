@@ -9,8 +9,14 @@
  *   categorical: categories sorted by their mean target, best prefix goes left
  *   (Breiman's ordering, exact for squared error); categories absent from the
  *   node follow the heavier side.
- * This costs O(rows x mtry + bins) per node instead of a sort, which is what
- * makes a refit of 100 trees cheap enough to run after every batch.
+ * This costs O(rows x mtry) per node (only the bins the node's rows touch
+ * are scanned) instead of a sort, which is what makes a refit of 100 trees
+ * cheap enough to run after every batch.
+ *
+ * Prediction bins the points with the fit's cuts and pushes them down each
+ * tree together, a node partitioning its points between its children, as
+ * the fit partitions rows: a streaming loop per node instead of a chain of
+ * dependent loads per point.
  *
  * Variance: per point the B tree predictions t_b(x).  The jackknife-after-
  * bootstrap needs sum_i (o_i . (t - tbar) / c_i)^2 over training rows i, with
@@ -73,19 +79,19 @@ uint64_t hyt_rng_below(hyt_rng_t *r, uint64_t n)
 }
 
 /* ---- model ----
- * Trees are flat arrays of 12-byte nodes (children of node i at left, left+1).
- * A leaf holds its mean in thr, feature nfeat (a slot that holds -inf at
- * prediction, so the step always goes "left") and left = itself: walking is
- * the same branch-free step for every node, and a finished walk stays put
- * while the other lanes of its group go on.  A categorical split tests bit c
- * of masks[mi] (masks[0] = 0 is a spare for the other nodes).  Thresholds
- * are floats: they are midpoints between distinct training values, so
- * rounding moves them by far less than half a gap. */
+ * Every feature is binned once per fit (numeric: bin b holds the values
+ * between edge[b-1] and edge[b]; categorical: bin = category); training rows
+ * and candidates are both turned into bytes, and trees compare bins, never
+ * values.  Trees are flat arrays of 12-byte nodes (children of node i at
+ * left, left + 1; left = 0 marks a leaf, since the root is nobody's child).
+ * A categorical split keeps the categories going left as a 64-bit mask
+ * (masks[mi], mi > 0; mi = 0 marks a numeric split). */
 typedef struct node {
-    float thr;       /* numeric split: x <= thr goes left; leaf: its mean */
-    int32_t left;    /* right child is left + 1; leaf: itself */
-    int16_t feat;    /* split feature; nfeat: leaf (-1 while growing) */
-    uint16_t mi;     /* categorical split: index of its mask */
+    float val;       /* mean target of the node's bootstrap rows: a leaf's prediction */
+    int32_t left;    /* right child is left + 1; 0: leaf */
+    uint8_t feat;    /* split feature */
+    uint8_t bin;     /* numeric split: bins <= bin go left */
+    uint16_t mi;     /* categorical split: index of its mask; 0: numeric split */
 } node_t;
 
 typedef struct tree {
@@ -110,9 +116,12 @@ struct hyt_forest {
 /* Scratch of one fit. */
 typedef struct grow {
     const double *y;
-    uint8_t *xb;     /* n x nfeat bins */
-    int *idx;        /* distinct in-bag rows of the current tree */
-    double *w;       /* bootstrap count of row i in the current tree */
+    int n;
+    uint8_t *xb;     /* bins, by column: feature j of row i at xb[j * n + i] */
+    int32_t *idx[2]; /* distinct in-bag rows of the current tree; the partition
+                      * of a node's rows goes from one buffer to the other */
+    double *w, *wy;  /* bootstrap count of row i in the current tree; times y[i] */
+    double hw[HYT_FOREST_MAX_BINS], hs[HYT_FOREST_MAX_BINS]; /* histogram; zero between uses */
     hyt_rng_t rng;
 } grow_t;
 
@@ -203,10 +212,12 @@ static int make_edges(hyt_forest_t *f, int j, const double *X, int n, double *tm
     return 0;
 }
 
-static int bin_of(const hyt_forest_t *f, int j, double x)
+/* Bin of value x of feature j: the number of edges below x (x <= edge[b]
+ * is bin <= b); a category is its own bin. */
+static uint8_t bin_of(const hyt_forest_t *f, int j, double x)
 {
     if (j == f->cat)
-        return (int)x;
+        return (uint8_t)((int)x & (HYT_FOREST_MAX_CAT - 1));
     int lo = 0, hi = f->nbins[j] - 1; /* first edge >= x */
     while (lo < hi) {
         int mid = (lo + hi) / 2;
@@ -215,7 +226,7 @@ static int bin_of(const hyt_forest_t *f, int j, double x)
         else
             lo = mid + 1;
     }
-    return lo;
+    return (uint8_t)lo;
 }
 
 static int add_node(tree_t *t)
@@ -229,7 +240,6 @@ static int add_node(tree_t *t)
         t->cap = cap;
     }
     memset(&t->nodes[t->n], 0, sizeof t->nodes[0]);
-    t->nodes[t->n].feat = -1;
     return t->n++;
 }
 
@@ -247,82 +257,123 @@ static int add_mask(tree_t *t, uint64_t mask)
     return t->nmask++;
 }
 
+/* Rows src[lo..hi) of a node split into dst: those going left to
+ * dst[lo..a), the others to dst[a..hi) (reversed); returns a.  col holds
+ * the bins of the split feature; cat: categorical split (bit b of mask set:
+ * left), else numeric (bin <= thr: left).  No branch on the data: each row
+ * is written at both ends and only its side's end advances, so the cost
+ * does not depend on how predictable the split is.  Used by the fit and by
+ * the prediction, which pushes all candidates down a tree together. */
+static int partition(const uint8_t *col, int cat, uint64_t mask, unsigned thr,
+                     const int32_t *src, int32_t *dst, int lo, int hi)
+{
+    int l = lo, r = hi;
+    if (cat) {
+        for (int q = lo; q < hi; q++) {
+            int32_t v = src[q];
+            int right = !((mask >> col[v]) & 1);
+            dst[l] = v;
+            dst[r - 1] = v;
+            l += !right;
+            r -= right;
+        }
+    } else {
+        for (int q = lo; q < hi; q++) {
+            int32_t v = src[q];
+            int right = col[v] > thr;
+            dst[l] = v;
+            dst[r - 1] = v;
+            l += !right;
+            r -= right;
+        }
+    }
+    return l;
+}
+
 typedef struct split {
     double gain;
     int feat, bin;
     uint64_t mask;
+    double wl, sl;   /* weight and weighted target sum of the left side */
 } split_t;
 
-typedef struct hist {
-    double w[HYT_FOREST_MAX_BINS], s[HYT_FOREST_MAX_BINS];
-} hist_t;
-
-static void consider(split_t *best, double gain, int feat, int bin, uint64_t mask)
+static void consider(split_t *best, double gain, int feat, int bin, uint64_t mask, double wl,
+                     double sl)
 {
-    if (gain > best->gain) {
-        best->gain = gain;
-        best->feat = feat;
-        best->bin = bin;
-        best->mask = mask;
-    }
+    if (gain > best->gain)
+        *best = (split_t){gain, feat, bin, mask, wl, sl};
 }
 
-static void split_numeric(const hist_t *h, int nb, int feat, double W, double S, int minl,
-                          split_t *best)
+/* bins[0..nb): the bins present in the node, in increasing order. */
+static void split_numeric(const grow_t *g, const int *bins, int nb, int feat, double W, double S,
+                          int minl, split_t *best)
 {
     double wl = 0, sl = 0;
-    for (int b = 0; b + 1 < nb; b++) {
-        if (h->w[b] == 0)
-            continue;
-        wl += h->w[b];
-        sl += h->s[b];
+    for (int k = 0; k + 1 < nb; k++) {
+        wl += g->hw[bins[k]];
+        sl += g->hs[bins[k]];
         double wr = W - wl;
         if (wl < minl || wr < minl)
             continue;
-        consider(best, sl * sl / wl + (S - sl) * (S - sl) / wr, feat, b, 0);
+        consider(best, sl * sl / wl + (S - sl) * (S - sl) / wr, feat, bins[k], 0, wl, sl);
     }
 }
 
-static void split_categorical(const hist_t *h, int ncat, int feat, double W, double S, int minl,
-                              split_t *best)
+static void split_categorical(const grow_t *g, const int *present, int nc, int feat, double W,
+                              double S, int minl, split_t *best)
 {
-    int cats[HYT_FOREST_MAX_CAT], nc = 0;
-    for (int c = 0; c < ncat; c++)
-        if (h->w[c] > 0)
-            cats[nc++] = c;
+    int cats[HYT_FOREST_MAX_CAT];
     /* insertion sort by mean target: nc is small */
-    for (int i = 1; i < nc; i++) {
-        int c = cats[i], j = i;
-        double m = h->s[c] / h->w[c];
-        while (j > 0 && h->s[cats[j - 1]] / h->w[cats[j - 1]] > m) {
+    for (int i = 0; i < nc; i++) {
+        int c = present[i], j = i;
+        double m = g->hs[c] / g->hw[c];
+        while (j > 0 && g->hs[cats[j - 1]] / g->hw[cats[j - 1]] > m) {
             cats[j] = cats[j - 1];
             j--;
         }
         cats[j] = c;
     }
-    uint64_t present = 0, left = 0;
+    uint64_t seen = 0, left = 0;
     for (int i = 0; i < nc; i++)
-        present |= 1ull << cats[i];
+        seen |= 1ull << cats[i];
     double wl = 0, sl = 0;
     for (int i = 0; i + 1 < nc; i++) {
-        wl += h->w[cats[i]];
-        sl += h->s[cats[i]];
+        wl += g->hw[cats[i]];
+        sl += g->hs[cats[i]];
         left |= 1ull << cats[i];
         double wr = W - wl;
         if (wl < minl || wr < minl)
             continue;
         /* unseen categories go with the heavier side */
-        uint64_t mask = wl >= wr ? left | ~present : left;
-        consider(best, sl * sl / wl + (S - sl) * (S - sl) / wr, feat, -1, mask);
+        uint64_t mask = wl >= wr ? left | ~seen : left;
+        consider(best, sl * sl / wl + (S - sl) * (S - sl) / wr, feat, -1, mask, wl, sl);
     }
 }
 
-/* Best split of rows idx[lo..hi) over mtry random features; gain <= 0: none. */
-static split_t find_split(const hyt_forest_t *f, grow_t *g, int lo, int hi, double W, double S)
+static int lowest_bit(uint64_t m)
+{
+#if defined(__GNUC__)
+    return __builtin_ctzll(m);
+#else
+    int k = 0;
+    while (!(m & 1)) {
+        m >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
+
+/* Best split of rows[lo..hi) over mtry random features; gain <= 0: none.
+ * The histogram of a feature has one entry per bin, but a deep node holds a
+ * few rows: a bitmap of the bins it touched gives them in order, and only
+ * those are scanned and cleared. */
+static split_t find_split(const hyt_forest_t *f, grow_t *g, const int32_t *rows, int lo, int hi,
+                          double W, double S)
 {
     split_t best = {.gain = S * S / W * (1 + 1e-12) + 1e-12, .feat = -1};
     double base = best.gain;
-    int feats[HYT_FOREST_MAX_FEAT];
+    int feats[HYT_FOREST_MAX_FEAT], bins[HYT_FOREST_MAX_BINS];
     for (int j = 0; j < f->nfeat; j++)
         feats[j] = j;
     /* like CART forests: past mtry features, keep drawing only while no valid
@@ -332,95 +383,72 @@ static split_t find_split(const hyt_forest_t *f, grow_t *g, int lo, int hi, doub
         int j = feats[r];
         feats[r] = feats[t];
         feats[t] = j;
-        int nb = j == f->cat ? f->ncat : f->nbins[j];
-        if (nb < 2)
+        if ((j == f->cat ? f->ncat : f->nbins[j]) < 2)
             continue;
-        hist_t h;
-        memset(h.w, 0, (size_t)nb * sizeof h.w[0]);
-        memset(h.s, 0, (size_t)nb * sizeof h.s[0]);
+        const uint8_t *col = g->xb + (size_t)j * g->n;
+        uint64_t touched[HYT_FOREST_MAX_BINS / 64] = {0};
         for (int q = lo; q < hi; q++) {
-            int i = g->idx[q];
-            int b = g->xb[(size_t)i * f->nfeat + j];
-            h.w[b] += g->w[i];
-            h.s[b] += g->w[i] * g->y[i];
+            int i = rows[q], b = col[i];
+            g->hw[b] += g->w[i];
+            g->hs[b] += g->wy[i];
+            touched[b / 64] |= 1ull << (b % 64);
         }
+        int nb = 0;
+        for (int k = 0; k < HYT_FOREST_MAX_BINS / 64; k++)
+            for (uint64_t m = touched[k]; m; m &= m - 1)
+                bins[nb++] = 64 * k + lowest_bit(m);
         if (j == f->cat)
-            split_categorical(&h, f->ncat, j, W, S, f->o.min_leaf, &best);
+            split_categorical(g, bins, nb, j, W, S, f->o.min_leaf, &best);
         else
-            split_numeric(&h, nb, j, W, S, f->o.min_leaf, &best);
+            split_numeric(g, bins, nb, j, W, S, f->o.min_leaf, &best);
+        for (int k = 0; k < nb; k++)
+            g->hw[bins[k]] = g->hs[bins[k]] = 0;
     }
     if (best.feat < 0 || best.gain <= base)
         best.gain = 0;
     return best;
 }
 
-static int goes_left(const hyt_forest_t *f, const split_t *sp, int bin)
-{
-    if (sp->feat == f->cat)
-        return (int)((sp->mask >> bin) & 1);
-    return bin <= sp->bin;
-}
-
 typedef struct task {
-    int node, lo, hi, depth;
+    int node, lo, hi, depth, buf; /* rows: idx[buf][lo..hi) */
+    double W, S;                  /* their weight and weighted target sum */
 } task_t;
 
-/* Grow one tree over the in-bag rows g->idx[0..m). */
-static int grow_tree(const hyt_forest_t *f, grow_t *g, tree_t *t, int m, task_t *stack)
+/* Grow one tree over the in-bag rows g->idx[0][0..m) of total weight W and
+ * weighted target sum S. */
+static int grow_tree(const hyt_forest_t *f, grow_t *g, tree_t *t, int m, double W, double S,
+                     task_t *stack)
 {
     t->n = t->nmask = 0;
     int root = add_node(t);
     if (root < 0 || add_mask(t, 0) < 0)
         return -1;
     int sp = 0;
-    stack[sp++] = (task_t){root, 0, m, 0};
+    stack[sp++] = (task_t){root, 0, m, 0, 0, W, S};
     while (sp > 0) {
         task_t k = stack[--sp];
-        double W = 0, S = 0, Q = 0;
-        for (int q = k.lo; q < k.hi; q++) {
-            int i = g->idx[q];
-            W += g->w[i];
-            S += g->w[i] * g->y[i];
-            Q += g->w[i] * g->y[i] * g->y[i];
-        }
-        t->nodes[k.node].thr = (float)(S / W);
-        if (k.depth >= f->o.max_depth || W < 2 * f->o.min_leaf || k.hi - k.lo < 2 ||
-            Q - S * S / W <= 1e-12 * (Q > 0 ? Q : 1))
+        t->nodes[k.node].val = (float)(k.S / k.W);
+        if (k.depth >= f->o.max_depth || k.W < 2 * f->o.min_leaf || k.hi - k.lo < 2)
             continue;
-        split_t s = find_split(f, g, k.lo, k.hi, W, S);
+        split_t s = find_split(f, g, g->idx[k.buf], k.lo, k.hi, k.W, k.S);
         if (s.gain <= 0)
             continue;
-        int a = k.lo, b = k.hi - 1; /* partition: left rows first */
-        while (a <= b) {
-            int i = g->idx[a];
-            if (goes_left(f, &s, g->xb[(size_t)i * f->nfeat + s.feat])) {
-                a++;
-            } else {
-                g->idx[a] = g->idx[b];
-                g->idx[b--] = i;
-            }
-        }
-        if (a == k.lo || a == k.hi)
-            continue;
+        int cat = s.feat == f->cat, mi = cat ? add_mask(t, s.mask) : 0;
+        if (mi < 0 || mi > UINT16_MAX)
+            return -1;
+        int a = partition(g->xb + (size_t)s.feat * g->n, cat, s.mask, (unsigned)s.bin,
+                          g->idx[k.buf], g->idx[!k.buf], k.lo, k.hi);
         int l = add_node(t), r = add_node(t);
         if (l < 0 || r < 0)
             return -1;
-        int mi = s.feat == f->cat ? add_mask(t, s.mask) : 0;
-        if (mi < 0 || mi > UINT16_MAX)
-            return -1;
         node_t *nd = &t->nodes[k.node];
-        nd->feat = (int16_t)s.feat;
         nd->left = l;
+        nd->feat = (uint8_t)s.feat;
+        nd->bin = cat ? 0 : (uint8_t)s.bin;
         nd->mi = (uint16_t)mi;
-        nd->thr = s.feat == f->cat ? 0 : (float)f->edge[s.feat][s.bin];
-        stack[sp++] = (task_t){r, a, k.hi, k.depth + 1};
-        stack[sp++] = (task_t){l, k.lo, a, k.depth + 1};
+        stack[sp++] = (task_t){r, a, k.hi, k.depth + 1, !k.buf, k.W - s.wl, k.S - s.sl};
+        stack[sp++] = (task_t){l, k.lo, a, k.depth + 1, !k.buf, s.wl, s.sl};
     }
-    for (int i = 0; i < t->n; i++)
-        if (t->nodes[i].feat < 0) {
-            t->nodes[i].feat = (int16_t)f->nfeat;
-            t->nodes[i].left = i;
-        }
     return 0;
 }
 
@@ -487,41 +515,50 @@ int hyt_forest_fit(hyt_forest_t *f, const double *X, const double *y, int n)
 {
     if (n < 1 || check_rows(f, X, n) != 0)
         return -1;
-    int B = f->o.ntrees, rc = -1;
-    grow_t g = {.y = y};
+    int B = f->o.ntrees, nf = f->nfeat, rc = -1;
+    grow_t *g = calloc(1, sizeof *g);
     double *tmp = malloc((size_t)n * sizeof *tmp);
-    g.xb = malloc((size_t)n * (size_t)f->nfeat);
-    g.idx = malloc((size_t)n * sizeof *g.idx);
-    g.w = malloc((size_t)n * sizeof *g.w);
     uint16_t *cnt = calloc((size_t)n * (size_t)B, sizeof *cnt);
     int *oob = malloc((size_t)B * sizeof *oob);
     task_t *stack = malloc((size_t)(2 * f->o.max_depth + 4) * sizeof *stack);
-    if (!tmp || !g.xb || !g.idx || !g.w || !cnt || !oob || !stack)
+    if (!g || !tmp || !cnt || !oob || !stack)
+        goto out;
+    g->y = y;
+    g->n = n;
+    g->xb = malloc((size_t)n * (size_t)nf);
+    g->idx[0] = malloc((size_t)n * sizeof *g->idx[0]);
+    g->idx[1] = malloc((size_t)n * sizeof *g->idx[1]);
+    g->w = malloc((size_t)n * sizeof *g->w);
+    g->wy = malloc((size_t)n * sizeof *g->wy);
+    if (!g->xb || !g->idx[0] || !g->idx[1] || !g->w || !g->wy)
         goto out;
     f->fitted = 0;
     f->ncat = 0;
     for (int i = 0; f->cat >= 0 && i < n; i++)
-        if ((int)X[(size_t)i * f->nfeat + f->cat] + 1 > f->ncat)
-            f->ncat = (int)X[(size_t)i * f->nfeat + f->cat] + 1;
-    for (int j = 0; j < f->nfeat; j++)
+        if ((int)X[(size_t)i * nf + f->cat] + 1 > f->ncat)
+            f->ncat = (int)X[(size_t)i * nf + f->cat] + 1;
+    for (int j = 0; j < nf; j++)
         if (j != f->cat)
             make_edges(f, j, X, n, tmp);
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < f->nfeat; j++)
-            g.xb[(size_t)i * f->nfeat + j] = (uint8_t)bin_of(f, j, X[(size_t)i * f->nfeat + j]);
+    for (int j = 0; j < nf; j++)
+        for (int i = 0; i < n; i++)
+            g->xb[(size_t)j * n + i] = bin_of(f, j, X[(size_t)i * nf + j]);
     for (int b = 0; b < B; b++) {
         /* one stream per tree: tree b depends only on (seed, b, data) */
-        hyt_rng_seed(&g.rng, f->o.seed * 0x100000001b3ull + (uint64_t)b);
+        hyt_rng_seed(&g->rng, f->o.seed * 0x100000001b3ull + (uint64_t)b);
         uint16_t *c = cnt + (size_t)b * n;
         for (int d = 0; d < n; d++)
-            c[hyt_rng_below(&g.rng, (uint64_t)n)]++;
+            c[hyt_rng_below(&g->rng, (uint64_t)n)]++;
         int m = 0;
+        double S = 0;
         for (int i = 0; i < n; i++) {
-            g.w[i] = c[i];
+            g->w[i] = c[i];
+            g->wy[i] = c[i] * y[i];
+            S += g->wy[i];
             if (c[i])
-                g.idx[m++] = i;
+                g->idx[0][m++] = i;
         }
-        if (grow_tree(f, &g, &f->trees[b], m, stack) != 0)
+        if (grow_tree(f, g, &f->trees[b], m, n, S, stack) != 0)
             goto out;
     }
     if (f->o.var != HYT_FOREST_VAR_TREES && build_qm(f, cnt, n, oob) != 0)
@@ -530,19 +567,26 @@ int hyt_forest_fit(hyt_forest_t *f, const double *X, const double *y, int n)
     f->fitted = 1;
     rc = 0;
 out:
+    if (g) {
+        free(g->xb);
+        free(g->idx[0]);
+        free(g->idx[1]);
+        free(g->w);
+        free(g->wy);
+    }
+    free(g);
     free(tmp);
-    free(g.xb);
-    free(g.idx);
-    free(g.w);
     free(cnt);
     free(oob);
     free(stack);
     return rc;
 }
 
-/* Points per block of the prediction: all trees walk one block (tree-major:
- * a tree's nodes stay in cache while the block walks it). */
-#define PREDICT_BLOCK 256
+/* Most points per block of the prediction.  Every tree visits each of its
+ * nodes once per block, so blocks should be large (a block of 2,048 points
+ * spent most of its time in node overhead); the trees' predictions of a
+ * block, B floats per point, are the memory it needs. */
+#define PREDICT_BLOCK 32768
 /* Points per lane group of the quadratic form (a multiple of 8). */
 #define QL 16
 
@@ -583,42 +627,46 @@ static void quad_lanes(const float *M, const float *U, int stride, int B, float 
             q[8 * v + p] = 2 * acc[v][p];
 }
 
-/* Lanes of the tree walk: WL walks interleaved in lock step hide the latency
- * of each one's chain of loads (measured: twice as fast as one walk at a
- * time, although a group runs as deep as its deepest walk). */
-#define WL 8
-
-/* Leaf values of one tree for WL points: xf holds each point's features as
- * floats plus -inf in slot nfeat (stride nfeat + 1), c its category. */
-static void tree_walk(const tree_t *t, int cat, int nf, const float *xf, const int *c,
-                      double *out)
+/* One tree's prediction for np points at once: xb holds their bins (feature
+ * j of point p at xb[j * stride + p]).  Instead of walking every point from
+ * the root (a chain of dependent loads per point), the points are pushed
+ * down together: a node partitions its points between its children
+ * (partition(), a streaming loop) and a leaf writes its value to its
+ * points.  Same answers as walks, at a fraction of the cost. */
+static void tree_predict(const tree_t *t, const uint8_t *xb, int stride, int np, int32_t *idx[2],
+                         task_t *stack, float *out)
 {
-    const node_t *nd = t->nodes;
-    int i[WL] = {0};
-    for (;;) {
-        int more = 0;
-        for (int p = 0; p < WL; p++) {
-            const node_t *n = &nd[i[p]];
-            int j = n->feat;
-            int nr = xf[p * (nf + 1) + j] > n->thr;
-            int cr = !((t->masks[n->mi] >> c[p]) & 1);
-            i[p] = n->left + (j == cat ? cr : nr);
-            more |= j != nf;
+    for (int p = 0; p < np; p++)
+        idx[0][p] = p;
+    int sp = 0;
+    stack[sp++] = (task_t){.node = 0, .lo = 0, .hi = np, .buf = 0};
+    while (sp > 0) {
+        task_t k = stack[--sp];
+        const node_t *nd = &t->nodes[k.node];
+        const int32_t *src = idx[k.buf];
+        if (!nd->left) {
+            for (int q = k.lo; q < k.hi; q++)
+                out[src[q]] = nd->val;
+            continue;
         }
-        if (!more)
-            break;
+        int a = partition(xb + (size_t)nd->feat * stride, nd->mi > 0, t->masks[nd->mi], nd->bin,
+                          src, idx[!k.buf], k.lo, k.hi);
+        if (a < k.hi)
+            stack[sp++] = (task_t){.node = nd->left + 1, .lo = a, .hi = k.hi, .buf = !k.buf};
+        if (a > k.lo)
+            stack[sp++] = (task_t){.node = nd->left, .lo = k.lo, .hi = a, .buf = !k.buf};
     }
-    for (int p = 0; p < WL; p++)
-        out[p] = nd[i[p]].thr;
 }
 
 /* Mean and variance of np points from their tree predictions T (tree-major,
- * T[b * PREDICT_BLOCK + p]); U is float scratch of the same layout. */
-static void block_variance(const hyt_forest_t *f, const double *T, float *U, int np, double *mean,
-                           double *var)
+ * T[b * S + p]), which become u = t - tbar in place.  mu, ss: scratch of np
+ * doubles each. */
+static void block_variance(const hyt_forest_t *f, float *T, int S, int np, double *mu,
+                           double *ss, double *mean, double *var)
 {
-    int B = f->o.ntrees, S = PREDICT_BLOCK;
-    double mu[PREDICT_BLOCK] = {0}, ss[PREDICT_BLOCK] = {0};
+    int B = f->o.ntrees;
+    for (int p = 0; p < np; p++)
+        mu[p] = ss[p] = 0;
     for (int b = 0; b < B; b++)
         for (int p = 0; p < np; p++)
             mu[p] += T[(size_t)b * S + p];
@@ -629,12 +677,17 @@ static void block_variance(const hyt_forest_t *f, const double *T, float *U, int
     }
     if (!var)
         return;
-    for (int b = 0; b < B; b++)
+    int npad = (np + QL - 1) / QL * QL; /* the quadratic form's last lanes hold zeros */
+    for (int b = 0; b < B; b++) {
+        float *U = T + (size_t)b * S;
         for (int p = 0; p < np; p++) {
-            double u = T[(size_t)b * S + p] - mu[p];
+            double u = U[p] - mu[p];
             ss[p] += u * u;
-            U[(size_t)b * S + p] = (float)u;
+            U[p] = (float)u;
         }
+        for (int p = np; p < npad; p++)
+            U[p] = 0;
+    }
     if (f->o.var == HYT_FOREST_VAR_TREES) {
         for (int p = 0; p < np; p++)
             var[p] = ss[p] / (B - 1);
@@ -642,10 +695,10 @@ static void block_variance(const hyt_forest_t *f, const double *T, float *U, int
     }
     /* Jackknife-after-bootstrap: (n-1)/n sum_i (tbar_{-i} - tbar)^2 with
      * tbar_{-i} - tbar = o_i . u / c_i, i.e. u' M u (build_qm); O(B^2) per
-     * point whatever n.  Lanes past np hold zeros (U is zeroed by the caller). */
+     * point whatever n. */
     float q[QL];
     for (int p = 0; p < np; p += QL) {
-        quad_lanes(f->qm, U + p, S, B, q);
+        quad_lanes(f->qm, T + p, S, B, q);
         for (int i = 0; i < QL && p + i < np; i++)
             var[p + i] = q[i] > 0 ? q[i] : 0;
     }
@@ -655,39 +708,37 @@ int hyt_forest_predict(const hyt_forest_t *f, const double *X, int m, double *me
 {
     if (!f->fitted)
         return -1;
-    int B = f->o.ntrees, nf = f->nfeat, S = PREDICT_BLOCK;
-    double *T = malloc((size_t)S * B * sizeof *T);
-    float *U = calloc((size_t)S * B, sizeof *U), *xf = malloc((size_t)S * (nf + 1) * sizeof *xf);
-    int *cat = malloc((size_t)S * sizeof *cat);
-    if (!T || !U || !xf || !cat) {
-        free(T);
-        free(U);
-        free(xf);
-        free(cat);
-        return -1;
-    }
+    if (m < 1)
+        return 0;
+    /* equal blocks of at most PREDICT_BLOCK points, a multiple of QL; rows
+     * of T padded by QL floats, since rows a power of two apart would all
+     * fall into the same cache sets (the quadratic form reads a few floats
+     * of every row at once) */
+    int B = f->o.ntrees, nf = f->nfeat, nblk = (m + PREDICT_BLOCK - 1) / PREDICT_BLOCK, rc = -1;
+    int S = ((m + nblk - 1) / nblk + QL - 1) / QL * QL, stride = S + QL;
+    float *T = malloc((size_t)stride * B * sizeof *T);
+    uint8_t *xb = malloc((size_t)S * nf);
+    int32_t *idx[2] = {malloc((size_t)S * sizeof *idx[0]), malloc((size_t)S * sizeof *idx[1])};
+    double *mu = malloc(2 * (size_t)S * sizeof *mu);
+    task_t *stack = malloc((size_t)(2 * f->o.max_depth + 4) * sizeof *stack);
+    if (!T || !xb || !idx[0] || !idx[1] || !mu || !stack)
+        goto out;
     for (int p0 = 0; p0 < m; p0 += S) {
         int np = m - p0 < S ? m - p0 : S;
-        /* the last lane group repeats the block's last point */
-        int npad = (np + WL - 1) / WL * WL;
-        for (int p = 0; p < npad; p++) {
-            const double *x = X + (size_t)(p0 + (p < np ? p : np - 1)) * nf;
-            for (int j = 0; j < nf; j++)
-                xf[p * (nf + 1) + j] = (float)x[j];
-            xf[p * (nf + 1) + nf] = -INFINITY;
-            cat[p] = f->cat >= 0 ? (int)x[f->cat] & (HYT_FOREST_MAX_CAT - 1) : 0;
-        }
+        for (int j = 0; j < nf; j++)
+            for (int p = 0; p < np; p++)
+                xb[(size_t)j * S + p] = bin_of(f, j, X[(size_t)(p0 + p) * nf + j]);
         for (int b = 0; b < B; b++)
-            for (int p = 0; p < npad; p += WL)
-                tree_walk(&f->trees[b], f->cat, nf, xf + (size_t)p * (nf + 1), cat + p,
-                          T + (size_t)b * S + p);
-        if (np < S) /* the quadratic form's last lanes must be zeros */
-            memset(U, 0, (size_t)S * B * sizeof *U);
-        block_variance(f, T, U, np, mean ? mean + p0 : NULL, var ? var + p0 : NULL);
+            tree_predict(&f->trees[b], xb, S, np, idx, stack, T + (size_t)b * stride);
+        block_variance(f, T, stride, np, mu, mu + S, mean ? mean + p0 : NULL, var ? var + p0 : NULL);
     }
+    rc = 0;
+out:
     free(T);
-    free(U);
-    free(xf);
-    free(cat);
-    return 0;
+    free(xb);
+    free(idx[0]);
+    free(idx[1]);
+    free(mu);
+    free(stack);
+    return rc;
 }

@@ -16,6 +16,20 @@ static double truth(double x0, double x1, int c)
     return 2 * x0 + sin(x1) + eff[c];
 }
 
+/* One tree's prediction for one point, walked from the root: the reference
+ * for the prediction, which pushes all points down a tree together. */
+static double walk(const hyt_forest_t *f, const tree_t *t, const double *x)
+{
+    const node_t *nd = t->nodes;
+    int i = 0;
+    while (nd[i].left) {
+        int b = bin_of(f, nd[i].feat, x[nd[i].feat]);
+        int left = nd[i].mi ? (int)((t->masks[nd[i].mi] >> b) & 1) : b <= nd[i].bin;
+        i = nd[i].left + !left;
+    }
+    return nd[i].val;
+}
+
 static void test_fit(void)
 {
     enum { N = 1200, M = 400 };
@@ -133,11 +147,14 @@ static void test_determinism(void)
  * computed the long way in double: (n-1)/n sum_i (tbar_{-i} - tbar)^2 over
  * rows i left out by some tree, minus (e-1) n/B^2 sum_b u_b^2 for the
  * bias-corrected form.  The bootstrap counts are replayed from the seed
- * (hyt_forest_fit draws them first from tree b's stream). */
+ * (hyt_forest_fit draws them first from tree b's stream).  The points: 64
+ * training rows, then new ones (some outside the training range or of an
+ * unseen category) up to past one block of the prediction, so that a full
+ * and a partial block are checked, and the trees' values against walks. */
 static void test_jackknife_exact(hyt_forest_var_t kind)
 {
-    enum { N = 300, M = 64, NF = 3 };
-    static double X[N * NF], y[N], var[M], mean[M];
+    enum { N = 300, M = PREDICT_BLOCK + 40, NF = 3 };
+    static double X[N * NF], y[N], P[M * NF], var[M], mean[M];
     static uint16_t cnt[100][N];
     hyt_rng_t r;
     hyt_rng_seed(&r, 9);
@@ -161,21 +178,18 @@ static void test_jackknife_exact(hyt_forest_var_t kind)
         for (int d = 0; d < N; d++)
             cnt[b][hyt_rng_below(&g, N)]++;
     }
-    CHECK(hyt_forest_predict(f, X, M, mean, var) == 0, "predict");
+    memcpy(P, X, 64 * NF * sizeof *P);
+    for (int p = 64; p < M; p++) {
+        P[p * NF] = 5 * hyt_rng_uniform(&r) - 0.5;
+        P[p * NF + 1] = 7 * hyt_rng_uniform(&r) - 0.5;
+        P[p * NF + 2] = (double)hyt_rng_below(&r, 6);
+    }
+    CHECK(hyt_forest_predict(f, P, M, mean, var) == 0, "predict");
     double worst = 0;
-    for (int p = 0; p < M; p++) {
-        float xf[WL * (NF + 1)];
-        int c[WL];
-        double t[100], lane[WL], tbar = 0, ss = 0, vj = 0;
-        for (int l = 0; l < WL; l++) {
-            for (int j = 0; j < NF; j++)
-                xf[l * (NF + 1) + j] = (float)X[p * NF + j];
-            xf[l * (NF + 1) + NF] = -INFINITY;
-            c[l] = (int)X[p * NF + 2];
-        }
+    for (int p = 0; p < M; p += p < 64 || p >= PREDICT_BLOCK - 8 ? 1 : 13) {
+        double t[100], tbar = 0, ss = 0, vj = 0;
         for (int b = 0; b < B; b++) {
-            tree_walk(&f->trees[b], 2, NF, xf, c, lane);
-            t[b] = lane[0];
+            t[b] = walk(f, &f->trees[b], &P[p * NF]);
             tbar += t[b] / B;
         }
         for (int b = 0; b < B; b++)
