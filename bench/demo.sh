@@ -92,6 +92,9 @@ if [ "$tuner" = none ]; then
     grep -i failed "$out/oracle-progress.log" >&2
 fi
 tune_wall=$(($(date +%s) - tune_t0))
+# simulated seconds the tuner took (its closing "tune: done:" line; empty for an oracle table)
+tune_sim=$(awk '/^tune: done:/ { for (i = 1; i < NF; i++) if ($i == "elapsed") v = $(i + 1) } END { print v }' \
+    "$out/tune.log" 2>/dev/null)
 progress "demo: table ready ($tuner, ${tune_wall} s wall): $table"
 
 # ---- 2. applications -------------------------------------------------------
@@ -107,14 +110,17 @@ HYTUNE_PROBE_K_MAX=${DEMO_PROBE_K_MAX:-16} sh bench/eval_apps.sh -p "$plat" -n "
     echo "# hytune demo: proxy applications on dragonfly-64 ($nodes nodes x $ppn ranks = $np ranks)"
     echo
     echo "Simulated time (SimGrid SMPI 3.32, simulate-computation:no, coll-selector:mpich), seconds."
-    echo "Table source: **$tuner**, tuning took ${tune_wall} s of wall time on this machine."
+    echo "Table source: **$tuner**, tuning took ${tune_sim:-(no tuner run)} s of simulated time (${tune_wall} s of wall time on this machine)."
+    echo "Break-even: the job length (seconds under MPICH's selection) from which tuning has paid for"
+    echo "itself, tuning time x MPICH time / (MPICH time - hytune time)."
     echo
-    echo "| application | MPICH selection | hytune offline | hytune hybrid | speedup offline | speedup hybrid | hytune chose (hybrid run) |"
-    echo "|---|---:|---:|---:|---:|---:|---|"
-    awk -F, 'NR > 1 { t[$5, $6] = $7; if ($6 == "hybrid") { c = $0; for (i = 0; i < 9; i++) c = substr(c, index(c, ",") + 1); gsub(/"/, "", c); ch[$5] = c }
+    echo "| application | MPICH selection | hytune offline | hytune hybrid | speedup offline | speedup hybrid | break-even offline (s) | hytune chose (hybrid run) |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---|"
+    awk -F, -v tune="${tune_sim:-0}" 'NR > 1 { t[$5, $6] = $7; if ($6 == "hybrid") { c = $0; for (i = 0; i < 9; i++) c = substr(c, index(c, ",") + 1); gsub(/"/, "", c); ch[$5] = c }
             if (!($5 in seen)) { seen[$5] = 1; order[++n] = $5 } }
         END { for (i = 1; i <= n; i++) { a = order[i]; m = t[a, "mpich"]; o = t[a, "offline"]; h = t[a, "hybrid"]
-            printf "| %s | %.6f | %.6f | %.6f | %.3f | %.3f | %s |\n", a, m, o, h, (o > 0 ? m / o : 0), (h > 0 ? m / h : 0), ch[a] } }' \
+            be = (tune <= 0 ? "-" : m > o ? sprintf("%.3g", tune * m / (m - o)) : "never")
+            printf "| %s | %.6f | %.6f | %.6f | %.3f | %.3f | %s | %s |\n", a, m, o, h, (o > 0 ? m / o : 0), (h > 0 ? m / h : 0), be, ch[a] } }' \
         "$out/apps.csv"
     echo
     echo "Files: apps.csv, apps-speedup.csv, apps.png, stats-APP-MODE(.json), table.json$([ -d "$out/oracle" ] && echo ", oracle/ (sweep CSV)")."
