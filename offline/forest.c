@@ -78,6 +78,20 @@ uint64_t hyt_rng_below(hyt_rng_t *r, uint64_t n)
     return x % n;
 }
 
+/* [0, n) for the forest's many small draws (bootstrap, features): the
+ * multiply-shift map of 32 random bits, with Lemire's rejection to stay
+ * unbiased; no 64-bit division as in hyt_rng_below in the common case. */
+static uint32_t draw_below(hyt_rng_t *r, uint32_t n)
+{
+    uint64_t m = (hyt_rng_next(r) >> 32) * n;
+    if ((uint32_t)m < n) {
+        uint32_t t = (uint32_t)-n % n;
+        while ((uint32_t)m < t)
+            m = (hyt_rng_next(r) >> 32) * n;
+    }
+    return (uint32_t)(m >> 32);
+}
+
 /* ---- model ----
  * Every feature is binned once per fit (numeric: bin b holds the values
  * between edge[b-1] and edge[b]; categorical: bin = category); training rows
@@ -113,6 +127,9 @@ struct hyt_forest {
     double edge[HYT_FOREST_MAX_FEAT][HYT_FOREST_MAX_BINS];
 };
 
+/* A (weight, weighted target) pair: one vector add per row in a histogram. */
+typedef double vd2 __attribute__((vector_size(16)));
+
 /* Scratch of one fit. */
 typedef struct grow {
     const double *y;
@@ -120,8 +137,8 @@ typedef struct grow {
     uint8_t *xb;     /* bins, by column: feature j of row i at xb[j * n + i] */
     int32_t *idx[2]; /* distinct in-bag rows of the current tree; the partition
                       * of a node's rows goes from one buffer to the other */
-    double *w, *wy;  /* bootstrap count of row i in the current tree; times y[i] */
-    double hw[HYT_FOREST_MAX_BINS], hs[HYT_FOREST_MAX_BINS]; /* histogram; zero between uses */
+    vd2 *ws;         /* row i: {bootstrap count in the current tree, count times y[i]} */
+    vd2 h[HYT_FOREST_MAX_BINS]; /* histogram of those pairs; zero between uses */
     hyt_rng_t rng;
 } grow_t;
 
@@ -267,41 +284,44 @@ static int add_mask(tree_t *t, uint64_t mask)
 static int partition(const uint8_t *col, int cat, uint64_t mask, unsigned thr,
                      const int32_t *src, int32_t *dst, int lo, int hi)
 {
-    int l = lo, r = hi;
+    int32_t *l = dst + lo, *r = dst + hi; /* next left slot; one past the next right slot */
+    const int32_t *s = src + lo, *end = src + hi;
     if (cat) {
-        for (int q = lo; q < hi; q++) {
-            int32_t v = src[q];
-            int right = !((mask >> col[v]) & 1);
-            dst[l] = v;
-            dst[r - 1] = v;
+        for (; s < end; s++) {
+            uint32_t v = (uint32_t)*s, right = !((mask >> col[v]) & 1);
+            *l = (int32_t)v;
+            r[-1] = (int32_t)v;
             l += !right;
             r -= right;
         }
     } else {
-        for (int q = lo; q < hi; q++) {
-            int32_t v = src[q];
-            int right = col[v] > thr;
-            dst[l] = v;
-            dst[r - 1] = v;
+        for (; s < end; s++) {
+            uint32_t v = (uint32_t)*s, right = col[v] > thr;
+            *l = (int32_t)v;
+            r[-1] = (int32_t)v;
             l += !right;
             r -= right;
         }
     }
-    return l;
+    return (int)(l - dst);
 }
 
 typedef struct split {
-    double gain;
+    double num, den; /* gain = num / den */
     int feat, bin;
     uint64_t mask;
     double wl, sl;   /* weight and weighted target sum of the left side */
 } split_t;
 
-static void consider(split_t *best, double gain, int feat, int bin, uint64_t mask, double wl,
-                     double sl)
+/* The split with left weight wl and sum sl, if its gain sl^2 / wl + sr^2 / wr
+ * = (sl^2 wr + sr^2 wl) / (wl wr) beats the best so far (compared without
+ * dividing). */
+static void consider(split_t *best, double W, double S, int feat, int bin, uint64_t mask,
+                     double wl, double sl)
 {
-    if (gain > best->gain)
-        *best = (split_t){gain, feat, bin, mask, wl, sl};
+    double wr = W - wl, sr = S - sl, num = sl * sl * wr + sr * sr * wl, den = wl * wr;
+    if (num * best->den > best->num * den)
+        *best = (split_t){num, den, feat, bin, mask, wl, sl};
 }
 
 /* bins[0..nb): the bins present in the node, in increasing order. */
@@ -310,12 +330,12 @@ static void split_numeric(const grow_t *g, const int *bins, int nb, int feat, do
 {
     double wl = 0, sl = 0;
     for (int k = 0; k + 1 < nb; k++) {
-        wl += g->hw[bins[k]];
-        sl += g->hs[bins[k]];
+        wl += g->h[bins[k]][0];
+        sl += g->h[bins[k]][1];
         double wr = W - wl;
         if (wl < minl || wr < minl)
             continue;
-        consider(best, sl * sl / wl + (S - sl) * (S - sl) / wr, feat, bins[k], 0, wl, sl);
+        consider(best, W, S, feat, bins[k], 0, wl, sl);
     }
 }
 
@@ -326,8 +346,8 @@ static void split_categorical(const grow_t *g, const int *present, int nc, int f
     /* insertion sort by mean target: nc is small */
     for (int i = 0; i < nc; i++) {
         int c = present[i], j = i;
-        double m = g->hs[c] / g->hw[c];
-        while (j > 0 && g->hs[cats[j - 1]] / g->hw[cats[j - 1]] > m) {
+        double m = g->h[c][1] / g->h[c][0];
+        while (j > 0 && g->h[cats[j - 1]][1] / g->h[cats[j - 1]][0] > m) {
             cats[j] = cats[j - 1];
             j--;
         }
@@ -338,15 +358,15 @@ static void split_categorical(const grow_t *g, const int *present, int nc, int f
         seen |= 1ull << cats[i];
     double wl = 0, sl = 0;
     for (int i = 0; i + 1 < nc; i++) {
-        wl += g->hw[cats[i]];
-        sl += g->hs[cats[i]];
+        wl += g->h[cats[i]][0];
+        sl += g->h[cats[i]][1];
         left |= 1ull << cats[i];
         double wr = W - wl;
         if (wl < minl || wr < minl)
             continue;
         /* unseen categories go with the heavier side */
         uint64_t mask = wl >= wr ? left | ~seen : left;
-        consider(best, sl * sl / wl + (S - sl) * (S - sl) / wr, feat, -1, mask, wl, sl);
+        consider(best, W, S, feat, -1, mask, wl, sl);
     }
 }
 
@@ -364,33 +384,49 @@ static int lowest_bit(uint64_t m)
 #endif
 }
 
-/* Best split of rows[lo..hi) over mtry random features; gain <= 0: none.
+/* Best split of rows[lo..hi) over mtry random features; feat < 0: none.
  * The histogram of a feature has one entry per bin, but a deep node holds a
  * few rows: a bitmap of the bins it touched gives them in order, and only
  * those are scanned and cleared. */
 static split_t find_split(const hyt_forest_t *f, grow_t *g, const int32_t *rows, int lo, int hi,
                           double W, double S)
 {
-    split_t best = {.gain = S * S / W * (1 + 1e-12) + 1e-12, .feat = -1};
-    double base = best.gain;
+    /* a split must gain more than rounding over the node's own S^2 / W */
+    split_t best = {.num = S * S / W * (1 + 1e-12) + 1e-12, .den = 1, .feat = -1};
     int feats[HYT_FOREST_MAX_FEAT], bins[HYT_FOREST_MAX_BINS];
     for (int j = 0; j < f->nfeat; j++)
         feats[j] = j;
     /* like CART forests: past mtry features, keep drawing only while no valid
      * split was found (a node pure in the drawn feature is not a leaf) */
     for (int t = 0; t < f->nfeat && (t < f->o.mtry || best.feat < 0); t++) {
-        int r = t + (int)hyt_rng_below(&g->rng, (uint64_t)(f->nfeat - t));
+        int r = t + (int)draw_below(&g->rng, (uint32_t)(f->nfeat - t));
         int j = feats[r];
         feats[r] = feats[t];
         feats[t] = j;
         if ((j == f->cat ? f->ncat : f->nbins[j]) < 2)
             continue;
         const uint8_t *col = g->xb + (size_t)j * g->n;
+        if (hi - lo == 2) {
+            /* a third of the nodes hold two rows: every feature that tells
+             * them apart gives the same split, one row per side; the first
+             * drawn one is taken, without a histogram */
+            int i0 = rows[lo], i1 = rows[lo + 1], b0 = col[i0], b1 = col[i1];
+            if (b0 == b1 || best.feat >= 0 || g->ws[i0][0] < f->o.min_leaf ||
+                g->ws[i1][0] < f->o.min_leaf)
+                continue;
+            int cat = j == f->cat;
+            int left = cat ? g->y[i0] > g->y[i1] : b0 > b1; /* 0: row i0 goes left */
+            int il = left ? i1 : i0, bl = left ? b1 : b0;
+            uint64_t mask = cat ? 1ull << bl : 0, seen = mask | 1ull << (left ? b0 : b1);
+            if (cat && g->ws[il][0] >= W - g->ws[il][0])
+                mask |= ~seen; /* unseen categories go with the heavier side */
+            consider(&best, W, S, j, cat ? -1 : bl, mask, g->ws[il][0], g->ws[il][1]);
+            continue;
+        }
         uint64_t touched[HYT_FOREST_MAX_BINS / 64] = {0};
         for (int q = lo; q < hi; q++) {
             int i = rows[q], b = col[i];
-            g->hw[b] += g->w[i];
-            g->hs[b] += g->wy[i];
+            g->h[b] += g->ws[i];
             touched[b / 64] |= 1ull << (b % 64);
         }
         int nb = 0;
@@ -402,10 +438,8 @@ static split_t find_split(const hyt_forest_t *f, grow_t *g, const int32_t *rows,
         else
             split_numeric(g, bins, nb, j, W, S, f->o.min_leaf, &best);
         for (int k = 0; k < nb; k++)
-            g->hw[bins[k]] = g->hs[bins[k]] = 0;
+            g->h[bins[k]] = (vd2){0, 0};
     }
-    if (best.feat < 0 || best.gain <= base)
-        best.gain = 0;
     return best;
 }
 
@@ -431,7 +465,7 @@ static int grow_tree(const hyt_forest_t *f, grow_t *g, tree_t *t, int m, double 
         if (k.depth >= f->o.max_depth || k.W < 2 * f->o.min_leaf || k.hi - k.lo < 2)
             continue;
         split_t s = find_split(f, g, g->idx[k.buf], k.lo, k.hi, k.W, k.S);
-        if (s.gain <= 0)
+        if (s.feat < 0)
             continue;
         int cat = s.feat == f->cat, mi = cat ? add_mask(t, s.mask) : 0;
         if (mi < 0 || mi > UINT16_MAX)
@@ -488,10 +522,13 @@ static int build_qm(hyt_forest_t *f, const uint16_t *cnt, int n, int *oob)
         if (c == 0)
             continue;
         double v = 1.0 / ((double)c * c);
-        for (int p = 0; p < c; p++)
-            for (int q = 0; q < c; q++)
+        for (int p = 0; p < c; p++) /* upper triangle: oob is increasing */
+            for (int q = p; q < c; q++)
                 G[(size_t)oob[p] * B + oob[q]] += v;
     }
+    for (int a = 0; a < B; a++)
+        for (int b = a + 1; b < B; b++)
+            G[(size_t)b * B + a] = G[(size_t)a * B + b];
     double all = 0; /* P G P = G - r 1' - 1 r' + m 11', r the row means */
     for (int a = 0; a < B; a++) {
         for (int b = 0; b < B; b++)
@@ -528,9 +565,8 @@ int hyt_forest_fit(hyt_forest_t *f, const double *X, const double *y, int n)
     g->xb = malloc((size_t)n * (size_t)nf);
     g->idx[0] = malloc((size_t)n * sizeof *g->idx[0]);
     g->idx[1] = malloc((size_t)n * sizeof *g->idx[1]);
-    g->w = malloc((size_t)n * sizeof *g->w);
-    g->wy = malloc((size_t)n * sizeof *g->wy);
-    if (!g->xb || !g->idx[0] || !g->idx[1] || !g->w || !g->wy)
+    g->ws = malloc((size_t)n * sizeof *g->ws);
+    if (!g->xb || !g->idx[0] || !g->idx[1] || !g->ws)
         goto out;
     f->fitted = 0;
     f->ncat = 0;
@@ -548,13 +584,12 @@ int hyt_forest_fit(hyt_forest_t *f, const double *X, const double *y, int n)
         hyt_rng_seed(&g->rng, f->o.seed * 0x100000001b3ull + (uint64_t)b);
         uint16_t *c = cnt + (size_t)b * n;
         for (int d = 0; d < n; d++)
-            c[hyt_rng_below(&g->rng, (uint64_t)n)]++;
+            c[draw_below(&g->rng, (uint32_t)n)]++;
         int m = 0;
         double S = 0;
         for (int i = 0; i < n; i++) {
-            g->w[i] = c[i];
-            g->wy[i] = c[i] * y[i];
-            S += g->wy[i];
+            g->ws[i] = (vd2){c[i], c[i] * y[i]};
+            S += g->ws[i][1];
             if (c[i])
                 g->idx[0][m++] = i;
         }
@@ -571,8 +606,7 @@ out:
         free(g->xb);
         free(g->idx[0]);
         free(g->idx[1]);
-        free(g->w);
-        free(g->wy);
+        free(g->ws);
     }
     free(g);
     free(tmp);

@@ -176,7 +176,7 @@ static void test_jackknife_exact(hyt_forest_var_t kind)
         hyt_rng_seed(&g, o.seed * 0x100000001b3ull + (uint64_t)b);
         memset(cnt[b], 0, sizeof cnt[b]);
         for (int d = 0; d < N; d++)
-            cnt[b][hyt_rng_below(&g, N)]++;
+            cnt[b][draw_below(&g, N)]++;
     }
     memcpy(P, X, 64 * NF * sizeof *P);
     for (int p = 64; p < M; p++) {
