@@ -68,7 +68,8 @@ MPI_TEST_BIN := $(MPI_TEST_SRC:%.c=$(B)/%) $(MPI_TEST_SRC:%.c=$(B)/%-plain)
 SMPI_TEST_BIN := $(if $(SMPICC),$(SMPI_TEST_SRC:%.c=$(B)/%))
 TEST_HDRS := $(wildcard test/*.h)
 
-$(B)/test/unit/%: test/unit/%.c $(B)/lib/libhytune.a $(TEST_HDRS) $(HDRS)
+# unit tests of the offline code include its .c files
+$(B)/test/unit/%: test/unit/%.c $(B)/lib/libhytune.a $(TEST_HDRS) $(HDRS) $(wildcard offline/*.c)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $(SANITIZE) $(INC) $< -Wl,--whole-archive $(B)/lib/libhytune.a -Wl,--no-whole-archive -o $@ $(LIBS)
 
