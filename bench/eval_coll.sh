@@ -12,6 +12,7 @@
 #   -A         keep the rows already in OUTDIR/coll.csv (e.g. the MPICH runs of
 #              an earlier call with -M mpich); each (configuration, collective,
 #              mode) run replaces its own rows
+#              (-M "" -A recomputes speedups, plots and the summary lines)
 #   -t TABLE   a hytune table (format 1) used for every configuration; the
 #              default "oracle" sweeps the registry once per configuration
 #              (bench/eval_oracle.sh, same sizes) and uses that oracle table
@@ -121,6 +122,10 @@ echo "speedup over MPICH's selection (MPICH time / hytune time), per size:"
 awk -F, 'NR > 1 { printf "  %-14s %5s x %-3s %-10s %8d B  mpich %10.3f us  offline %10.3f us (x%.3f)  hybrid %10.3f us (x%.3f)\n", $1, $2, $3, $4, $5, $6, $7, $9, $8, $10 }' "$out/speedup.csv"
 echo "geometric mean over sizes:"
 awk -F, 'NR > 1 { printf "  %-14s %5s x %-3s %-10s offline x%.3f  hybrid x%.3f  (%d sizes)\n", $1, $2, $3, $4, $6, $7, $5 }' "$out/geomean.csv"
+echo "sizes where hytune is more than 3% slower than MPICH's selection (speedup < 1/1.03):"
+awk -F, 'NR > 1 { for (i = 9; i <= 10; i++) if ($i < 1 / 1.03) { n++
+        printf "  %-14s %5s x %-3s %-10s %8d B  %s x%.3f\n", $1, $2, $3, $4, $5, (i == 9 ? "offline" : "hybrid"), $i } }
+    END { if (!n) print "  none" }' "$out/speedup.csv"
 
 if command -v gnuplot >/dev/null 2>&1; then
     awk -F, 'NR > 1 { print $1 "-" $2 "x" $3 "-" $4 }' "$out/speedup.csv" | sort -u | while read -r key; do
