@@ -2,7 +2,10 @@
  *
  * Radix k of the k-ary algorithms is "transitive": if k=4 beats k=2, the
  * optimum likely lies at or above 4.  So the search
- *   1. measures the start k (table, prior or warm start),
+ *   1. measures the start k (table, prior or warm start), then, if a
+ *      model's radix (hint) lies HINT_FAR times away or more (a cold start
+ *      from a table at k_min), the hint: the loser bounds the search on its
+ *      side and it goes on from the winner,
  *   2. UP:   doubles k while each step is faster by more than min_gain,
  *   3. DOWN: if the very first doubling did not help, halves k instead,
  *      In both directions a step that lost by less than BUMP (but more than
@@ -39,6 +42,11 @@
  * rarely win, and each costs a window at up to this factor.  On a smooth
  * V-shaped curve a neighbour 1.5x slower leaves at most a few percent. */
 #define STEEP 1.5
+/* A hint this many times above or below the start k is measured right after
+ * the start window (a cold start: a table at k_min, the prior near p); a
+ * nearer one is left to the climb and measured at the end if it never got
+ * there. */
+#define HINT_FAR 4
 
 static void settle(hyt_probe_t *p)
 {
@@ -113,16 +121,25 @@ static int mild_loss(const hyt_probe_t *p, double t)
     return !near_best(p, t) && t <= p->best_t * (1.0 + BUMP);
 }
 
-static int side_open(const hyt_probe_t *p, int gap, double neighbour_t)
+/* A measured radix below best_k within a factor 2 of it (the climb's last
+ * step); a farther one (a start k beaten by a far hint) bounds the search but
+ * says nothing about the curve next to the best. */
+static int lo_near(const hyt_probe_t *p)
+{
+    return p->lo_k >= p->k_min && 2L * p->lo_k >= p->best_k;
+}
+
+/* gap: distance to the end; near: that end is within a factor 2 of best_k */
+static int side_open(const hyt_probe_t *p, int gap, int near, double neighbour_t)
 {
     return gap >= 2 && gap * REFINE_RES > p->best_k &&
-           !(neighbour_t < HUGE_VAL && neighbour_t >= STEEP * p->best_t);
+           !(near && neighbour_t < HUGE_VAL && neighbour_t >= STEEP * p->best_t);
 }
 
 static void refine_next(hyt_probe_t *p)
 {
-    int up = side_open(p, p->hi_k - p->best_k, p->hi_t);
-    int down = side_open(p, p->best_k - p->lo_k, p->lo_t);
+    int up = side_open(p, p->hi_k - p->best_k, p->hi_k <= 2L * p->best_k, p->hi_t);
+    int down = side_open(p, p->best_k - p->lo_k, 2L * p->lo_k >= p->best_k, p->lo_t);
     int flat = near_best(p, p->lo_t) && near_best(p, p->hi_t);
     if ((!up && !down) || flat) {
         finish(p);
@@ -137,7 +154,7 @@ static void refine_next(hyt_probe_t *p)
 
 static void down_start(hyt_probe_t *p)
 {
-    if (p->best_k <= p->k_min) {
+    if (p->best_k <= p->k_min || (p->lo_k >= p->k_min && p->best_k / 2 <= p->lo_k)) {
         refine_next(p);
         return;
     }
@@ -147,9 +164,10 @@ static void down_start(hyt_probe_t *p)
 
 static void up_next(hyt_probe_t *p)
 {
-    if (p->best_k >= p->k_max) {
+    /* a measured radix above (a losing hint) caps the climb like k_max */
+    if (p->best_k >= p->k_max || (p->hi_k <= p->k_max && 2L * p->best_k >= p->hi_k)) {
         /* nothing above: the lower side is all that is left */
-        if (p->lo_k >= p->k_min)
+        if (lo_near(p))
             refine_next(p);
         else
             down_start(p);
@@ -172,7 +190,8 @@ static void feed_up(hyt_probe_t *p, int k, double t)
         up_next(p);
         return;
     }
-    if (!p->look && mild_loss(p, t) && k < p->k_max) {
+    if (!p->look && mild_loss(p, t) && k < p->k_max &&
+        !(p->hi_k <= p->k_max && 2L * k >= p->hi_k)) {
         p->look = 1;
         p->bump_k = k;
         p->bump_t = t;
@@ -182,7 +201,7 @@ static void feed_up(hyt_probe_t *p, int k, double t)
     p->hi_k = p->look ? p->bump_k : k;
     p->hi_t = p->look ? p->bump_t : t;
     p->look = 0;
-    if (p->lo_k >= p->k_min) /* we did climb: (lo, hi) brackets the best */
+    if (lo_near(p)) /* we did climb: (lo, hi) brackets the best */
         refine_next(p);
     else
         down_start(p);
@@ -199,7 +218,8 @@ static void feed_down(hyt_probe_t *p, int k, double t)
         down_start(p);
         return;
     }
-    if (!p->look && mild_loss(p, t) && k > p->k_min) {
+    if (!p->look && mild_loss(p, t) && k > p->k_min &&
+        !(p->lo_k >= p->k_min && k / 2 <= p->lo_k)) {
         p->look = 1;
         p->bump_k = k;
         p->bump_t = t;
@@ -210,6 +230,41 @@ static void feed_down(hyt_probe_t *p, int k, double t)
     p->lo_t = p->look ? p->bump_t : t;
     p->look = 0;
     refine_next(p);
+}
+
+/* The far hint was measured right after the start k: the loser of the two
+ * bounds the search on its side, the winner is where it goes on. */
+static void feed_hint_first(hyt_probe_t *p, int k, double t)
+{
+    int s_k = p->best_k;
+    double s_t = p->best_t;
+    if (beats_best(p, t)) {
+        p->best_k = k;
+        p->best_t = t;
+        if (s_k < k) {
+            p->lo_k = s_k;
+            p->lo_t = s_t;
+        } else {
+            p->hi_k = s_k;
+            p->hi_t = s_t;
+        }
+        up_next(p); /* from the hint as from a start: up, then down */
+        return;
+    }
+    if (k > s_k) {
+        p->hi_k = k;
+        p->hi_t = t;
+    } else {
+        p->lo_k = k;
+        p->lo_t = t;
+    }
+    up_next(p);
+}
+
+static int hint_far(const hyt_probe_t *p)
+{
+    long h = p->hint_k, k = p->best_k;
+    return h >= p->k_min && h <= p->k_max && (h >= HINT_FAR * k || h * HINT_FAR <= k);
 }
 
 static void feed_refine(hyt_probe_t *p, int k, double t)
@@ -251,7 +306,14 @@ int hyt_probe_feed(hyt_probe_t *p, double t)
         settle(p);
     } else if (p->best_t < 0) {
         p->best_t = t;
-        up_next(p);
+        if (hint_far(p)) {
+            p->phase = HYT_PROBE_HINT_FIRST;
+            p->k_next = p->hint_k;
+        } else {
+            up_next(p);
+        }
+    } else if (p->phase == HYT_PROBE_HINT_FIRST) {
+        feed_hint_first(p, k, t);
     } else if (p->phase == HYT_PROBE_UP) {
         feed_up(p, k, t);
     } else if (p->phase == HYT_PROBE_DOWN) {

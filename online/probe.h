@@ -12,6 +12,7 @@ typedef enum {
     HYT_PROBE_DOWN,    /* the start k was not beaten upwards: k /= 2 while it helps */
     HYT_PROBE_REFINE,  /* subtractive decrease inside the bracket around the best k */
     HYT_PROBE_HINT,    /* one window at the model's radix, if the search never measured it */
+    HYT_PROBE_HINT_FIRST, /* the model's radix, far from the start k, measured right after it */
     HYT_PROBE_SETTLED, /* best_k is final (until a drift restart) */
 } hyt_probe_phase_t;
 

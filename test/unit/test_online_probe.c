@@ -262,6 +262,37 @@ static void hint_curve(void)
     g_hint = 0;
 }
 
+/* A cold start (k_min) with a hint at least 4x away: the hint is measured
+ * right after the start.  Right or wrong, every curve still settles within
+ * 3% and in budget; a right one at p is reached in 5 windows. */
+static void far_hint_curves(void)
+{
+    static const int ps[] = {64, 256};
+    for (size_t c = 0; c < sizeof curves / sizeof curves[0]; c++)
+        for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+            int p = ps[i], kmin = curves[c].kmin_ok < 2 ? 2 : curves[c].kmin_ok;
+            int hints[] = {p, p / 4, kmin * 4};
+            for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++) {
+                g_hint = hints[h];
+                result_t r = run(curves[c].f, p, kmin, kmin, p, 0);
+                check_run(curves[c].name, r, p, kmin, kmin, p, 0.03);
+            }
+            /* and from the top, hint at the bottom */
+            g_hint = kmin;
+            result_t r = run(curves[c].f, p, p, kmin, p, 0);
+            check_run(curves[c].name, r, p, p, kmin, p, 0.03);
+        }
+    g_hint = 256;
+    result_t r = run(c_at_max, 256, 2, 2, 256, 0);
+    CHECK(r.k == 256 && r.windows <= 5, "far hint at the optimum p: k=%d after %d windows", r.k,
+          r.windows);
+    g_hint = 64;
+    r = run(c_one_round, 64, 2, 2, 64, 0);
+    CHECK(r.k == 64 && r.windows <= 5, "one round at p, far hint: k=%d after %d windows", r.k,
+          r.windows);
+    g_hint = 0;
+}
+
 /* a key already best at its start radix settles after a few calls */
 static void settles_fast_when_best(void)
 {
@@ -335,6 +366,7 @@ int main(void)
     rough_curves();
     bump_curve();
     hint_curve();
+    far_hint_curves();
     settles_fast_when_best();
     noisy_curves();
     deterministic();
