@@ -60,6 +60,8 @@ struct hyt_online_key {
     uint64_t n;             /* calls of alg seen on this key */
     uint64_t window_from;   /* call that opens the start window */
     uint64_t settled_call;  /* call of the first settle (0: never) */
+    uint64_t last_settle;   /* call of the latest settle */
+    uint64_t reprobe_call;  /* call whose drift window restarted probing */
     uint64_t probing_calls; /* calls timed for probing and drift checks */
     uint64_t next_drift;    /* call that opens the next drift window (0: never) */
     int drift_checks, reprobes;
@@ -178,6 +180,13 @@ static void give_up(struct hyt_online_key *o)
     o->state = ST_OFF;
 }
 
+/* Rooted collectives pipeline in a loop: their timed calls start after a
+ * barrier (before_slow). */
+static int rooted(hyt_coll_t c)
+{
+    return c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE;
+}
+
 /* Everything but the settled key's common call: kept out of line so the
  * fast path below needs no stack frame. */
 static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key,
@@ -214,12 +223,16 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
     o->pending = 1;
     o->probing_calls++;
     *k = o->k_run;
-    /* Synchronized start for the timed call: in a loop of collectives,
-     * rooted ones above all, ranks run pipelined and no rank's own elapsed
-     * time shows when the call has ended everywhere; after a barrier the
-     * maximum over ranks does (as the allocation-time benchmarks measure).
-     * Probe and drift calls only; every rank is here on the same call. */
-    if (ctx->size > 1)
+    /* Synchronized start for the timed call of a rooted collective: in a
+     * loop of broadcasts or reductions ranks run pipelined and no rank's own
+     * elapsed time shows when the call has ended everywhere; after a barrier
+     * the maximum over ranks does (as the allocation-time benchmarks
+     * measure).  Allreduce, Allgather, Alltoall and Reduce_scatter_block
+     * cannot end on any rank before every rank has entered, so the maximum
+     * over ranks of their elapsed times already covers the call (and the
+     * arrival skew the application really has): no barrier, which at small
+     * sizes cost as much as the call.  Every rank is here on the same call. */
+    if (ctx->size > 1 && rooted(o->alg->coll))
         PMPI_Barrier(hyt_comm_priv(ctx));
     return 1;
 }
@@ -272,6 +285,7 @@ static void settle(struct hyt_online_key *o)
     o->seg_windows = 0;
     if (!o->settled_call)
         o->settled_call = o->n;
+    o->last_settle = o->n;
     o->state = ST_SETTLED;
     o->next_drift = hyt_cfg.drift_interval > 0 ? o->n + (uint64_t)hyt_cfg.drift_interval : 0;
     hyt_debug(HYT_TOPIC_ONLINE, "%s %s bucket settled at k=%d (%.3f us) after call %llu",
@@ -304,6 +318,7 @@ static void drift_window(struct hyt_online_key *o, double t)
         return;
     }
     o->reprobes++;
+    o->reprobe_call = o->n;
     hyt_probe_start(&o->probe, o->settled_k, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
                     MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);
@@ -364,6 +379,12 @@ int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
     info->probing_calls = (long long)o->probing_calls;
     info->overhead_us = o->overhead * 1e6;
     info->reprobes = o->reprobes;
+    info->k_now = o->state == ST_SETTLED || o->state == ST_OFF ? o->settled_k
+                  : o->state == ST_COUNT                         ? o->k_start
+                                                                 : o->k_run;
+    info->state = state_names[o->state];
+    info->last_settle_call = (long long)o->last_settle;
+    info->reprobe_call = (long long)o->reprobe_call;
     return 0;
 }
 

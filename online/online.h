@@ -30,6 +30,10 @@ typedef struct hyt_online_info {
     long long probing_calls;    /* calls timed for probing and drift checks */
     double overhead_us;         /* sum over probe calls of (time - settled time) */
     int reprobes;
+    int k_now;                  /* radix of the key's next call */
+    const char *state;          /* "counting", "probing", "settled", "drift check", "off" */
+    long long last_settle_call; /* call of the latest settle (0: never) */
+    long long reprobe_call;     /* call whose drift window started the latest re-probe (0: none) */
 } hyt_online_info_t;
 /* 0 and *info filled, or -1 if online tuning never took the key. */
 int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info);
