@@ -1,7 +1,9 @@
 #!/bin/sh
 # Hybrid-mode radix tuning vs the best-k oracle, under SimGrid.
 #   sh bench/online_converge.sh [-o DIR] [CALLS] [SCALES]
-# CALLS: calls per key in the hybrid and oracle loops (default 1000).
+# CALLS: calls per key in the hybrid and oracle loops (default 1000);
+#   CALLS:PART also gives both totals over the first PART calls (read inside
+#   the same loops), e.g. 10000:1000.
 # ONLINE_CASES: lines "collective algorithm bytes..." (default: see below).
 # SCALES: "RANKS:PLATFORM:PPN ..." (default "64:fattree-64:8 256:fattree-64:4").
 # -o DIR: keep the CSV (DIR/converge.csv), the summary (DIR/summary.txt), the
@@ -50,7 +52,7 @@ allgather kring 1024 16384
 reduce knomial 8 1024 65536"}
 
 {
-echo "p,coll,alg,bytes,start_k,best_k,best_us,settled_k,settled_us,gap_pct,calls_after_hot,probing_calls,hybrid_us,oracle_us,overhead_pct,platform"
+echo "p,coll,alg,bytes,start_k,best_k,best_us,settled_k,settled_us,gap_pct,calls_after_hot,probing_calls,hybrid_us,oracle_us,overhead_pct,part_calls,hybrid_part_us,oracle_part_us,overhead_part_pct,platform"
 for sc in $scales; do
     np=${sc%%:*} rest=${sc#*:}
     pname=${rest%%:*}
@@ -76,13 +78,18 @@ done
     echo
     echo "summary (calls per key: $calls)"
     awk -F, '$1 ~ /^[0-9]+$/ {
-        p = $1 " " $16; n[p]++; if ($8 > 0) s[p]++
+        p = $1 " " $20; n[p]++; if ($8 > 0) s[p]++
         if ($11 > mx[p]) mx[p] = $11; sum[p] += $11
         if ($10 <= 3.0) ok[p]++
         hy[p] += $13; or[p] += $14
+        if ($16 != "") { part[p] = $16; hyp[p] += $17; orp[p] += $18 }
     } END {
-        for (p in n)
-            printf "p=%s: %d keys, %d settled, calls after hot max %d mean %.1f, settled within 3%% of best: %d/%d (%.0f%%), hybrid/oracle total time %.4f (overhead %.2f%%)\n",
+        for (p in n) {
+            printf "p=%s: %d keys, %d settled, calls after hot max %d mean %.1f, settled within 3%% of best: %d/%d (%.0f%%), hybrid/oracle total time %.4f (overhead %.2f%%)",
                 p, n[p], s[p], mx[p], sum[p] / n[p], ok[p], n[p], 100 * ok[p] / n[p], hy[p] / or[p], 100 * (hy[p] / or[p] - 1)
+            if (p in part)
+                printf "; over the first %d calls %.4f (overhead %.2f%%)", part[p], hyp[p] / orp[p], 100 * (hyp[p] / orp[p] - 1)
+            printf "\n"
+        }
     }' "$keep/converge.csv"
 } | tee "$keep/summary.txt"

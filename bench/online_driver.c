@@ -1,6 +1,6 @@
 /* Benchmark driver for hybrid-mode radix tuning (bench/online_converge.sh).
  *
- *   online_driver COLL ALG CALLS BYTES...
+ *   online_driver COLL ALG CALLS[:PART] BYTES...
  * Run under smpirun with HYTUNE_TABLE naming a table that selects ALG for
  * COLL at every size (start k from the table).  For every BYTES it
  *   1. sweeps the radix: for every k of a grid over [k_min, k_max] it runs
@@ -11,7 +11,10 @@
  *      total time, then reads the key's probing record;
  * and rank 0 prints one CSV line:
  *   p,coll,alg,bytes,start_k,best_k,best_us,settled_k,settled_us,gap_pct,
- *   calls_after_hot,probing_calls,hybrid_us,oracle_us,overhead_pct
+ *   calls_after_hot,probing_calls,hybrid_us,oracle_us,overhead_pct,
+ *   part_calls,hybrid_part_us,oracle_part_us,overhead_part_pct
+ * (the last four: the same totals over the first PART calls of both loops,
+ * read inside them; empty without PART).
  * settled_us is the sweep's latency of the settled k (measured if the grid
  * missed it); gap_pct its excess over best_us. */
 #include "online/online.h"
@@ -60,20 +63,32 @@ static void call_mpi(const hyt_args_t *a)
     }
 }
 
-/* Slowest rank's time of n calls (alg at k, or through MPI when alg NULL). */
-static double timed(hyt_args_t *a, const hyt_alg_t *alg, int k, int n)
+/* Slowest rank's time of n calls (alg at k, or through MPI when alg NULL);
+ * with part in 1..n-1 also the slowest rank's time of the first part calls
+ * in *t_part (read on the fly: the loop is not interrupted). */
+static double timed_part(hyt_args_t *a, const hyt_alg_t *alg, int k, int n, int part,
+                         double *t_part)
 {
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    double t0 = MPI_Wtime(), t[2] = {0, 0}, tmax[2];
     for (int i = 0; i < n; i++) {
         if (alg)
             hyt_run_alg(a, alg, k, NULL);
         else
             call_mpi(a);
+        if (i + 1 == part)
+            t[1] = MPI_Wtime() - t0;
     }
-    double t = MPI_Wtime() - t0, tmax;
-    PMPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return tmax;
+    t[0] = MPI_Wtime() - t0;
+    PMPI_Allreduce(t, tmax, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (t_part)
+        *t_part = tmax[1];
+    return tmax[0];
+}
+
+static double timed(hyt_args_t *a, const hyt_alg_t *alg, int k, int n)
+{
+    return timed_part(a, alg, k, n, 0, NULL);
 }
 
 static double latency(hyt_args_t *a, const hyt_alg_t *alg, int k)
@@ -88,7 +103,7 @@ static int next_k(int k)
     return k < 16 ? k + 1 : k < 64 ? k + 4 : k < 256 ? k + 16 : k + 64;
 }
 
-static void one_size(hyt_coll_t c, const hyt_alg_t *alg, int calls, size_t bytes)
+static void one_size(hyt_coll_t c, const hyt_alg_t *alg, int calls, int part, size_t bytes)
 {
     int count = bytes < sizeof(int) ? 1 : (int)(bytes / sizeof(int));
     size_t n = (size_t)count * (size_t)p;
@@ -111,8 +126,9 @@ static void one_size(hyt_coll_t c, const hyt_alg_t *alg, int calls, size_t bytes
             best_k = k;
         }
     }
-    double oracle = timed(&a, alg, best_k, calls);
-    double hybrid = timed(&a, NULL, 0, calls);
+    double oracle_part = 0, hybrid_part = 0;
+    double oracle = timed_part(&a, alg, best_k, calls, part, &oracle_part);
+    double hybrid = timed_part(&a, NULL, 0, calls, part, &hybrid_part);
     hyt_key_t *key = a.ctx->keys[c][hyt_bucket(a.bytes)];
     hyt_online_info_t info;
     memset(&info, 0, sizeof info);
@@ -124,11 +140,17 @@ static void one_size(hyt_coll_t c, const hyt_alg_t *alg, int calls, size_t bytes
             settled = lat[i];
     if (settled < 0 && info.settled_k > 0)
         settled = latency(&a, alg, info.settled_k);
-    if (rank == 0)
-        printf("%d,%s,%s,%zu,%d,%d,%.3f,%d,%.3f,%.2f,%lld,%lld,%.1f,%.1f,%.2f\n", p,
+    if (rank == 0) {
+        printf("%d,%s,%s,%zu,%d,%d,%.3f,%d,%.3f,%.2f,%lld,%lld,%.1f,%.1f,%.2f", p,
                hyt_coll_name(c), alg->name, bytes, info.start_k, best_k, best * 1e6,
                info.settled_k, settled * 1e6, 100 * (settled / best - 1), info.calls_after_hot,
                info.probing_calls, hybrid * 1e6, oracle * 1e6, 100 * (hybrid / oracle - 1));
+        if (part > 0 && part < calls)
+            printf(",%d,%.1f,%.1f,%.2f\n", part, hybrid_part * 1e6, oracle_part * 1e6,
+                   100 * (hybrid_part / oracle_part - 1));
+        else
+            printf(",,,,\n");
+    }
     fflush(stdout);
     free(s);
     free(r);
@@ -154,8 +176,13 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
+    /* CALLS or CALLS:PART (PART: also the totals of the first PART calls) */
+    int calls = atoi(argv[3]), part = 0;
+    const char *colon = strchr(argv[3], ':');
+    if (colon)
+        part = atoi(colon + 1);
     for (int i = 4; i < argc; i++)
-        one_size((hyt_coll_t)c, alg, atoi(argv[3]), (size_t)strtoull(argv[i], NULL, 10));
+        one_size((hyt_coll_t)c, alg, calls, part, (size_t)strtoull(argv[i], NULL, 10));
     MPI_Finalize();
     return 0;
 }
