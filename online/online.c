@@ -46,6 +46,7 @@ typedef struct {
     int k;
     point_kind_t kind;
     double t;          /* global window time, seconds */
+    int checks;        /* PT_DRIFT that found no drift: consecutive checks at k merged here */
 } point_t;
 
 struct hyt_online_key {
@@ -273,7 +274,7 @@ static void add_point(struct hyt_online_key *o, int k, point_kind_t kind, double
         o->points_dropped++;
         return;
     }
-    o->points[o->npoints++] = (point_t){k, kind, t};
+    o->points[o->npoints++] = (point_t){k, kind, t, 0};
 }
 
 static void settle(struct hyt_online_key *o)
@@ -312,7 +313,17 @@ static void drift_window(struct hyt_online_key *o, double t)
 {
     o->drift_checks++;
     if (!hyt_probe_drifted(o->settled_t, t, DRIFT_FACTOR)) {
-        add_point(o, o->settled_k, PT_DRIFT, t);
+        /* passed checks at the same k are one point (t: the latest), so a
+         * long run does not push later re-probes out of the record */
+        point_t *last = o->npoints ? &o->points[o->npoints - 1] : NULL;
+        if (last && last->checks && last->k == o->settled_k) {
+            last->checks++;
+            last->t = t;
+        } else {
+            add_point(o, o->settled_k, PT_DRIFT, t);
+            if (!o->points_dropped)
+                o->points[o->npoints - 1].checks = 1;
+        }
         o->state = ST_SETTLED;
         o->next_drift = o->n + (uint64_t)hyt_cfg.drift_interval;
         return;
@@ -402,9 +413,12 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
         return;
     fprintf(out, "   %-22s   online %s: start k=%d (%s), prior k=%d, probes", "", o->alg->name,
             o->k_start, o->start_from, o->k_hint);
-    for (int i = 0; i < o->npoints; i++)
+    for (int i = 0; i < o->npoints; i++) {
         fprintf(out, " %s%d:%.2fus", o->points[i].kind == PT_DRIFT ? "drift@" : "",
                 o->points[i].k, o->points[i].t * 1e6);
+        if (o->points[i].checks > 1)
+            fprintf(out, "(x%d)", o->points[i].checks);
+    }
     if (o->points_dropped)
         fprintf(out, " (+%d more)", o->points_dropped);
     fprintf(out, "\n   %-22s   %s", "", state_names[o->state]);
@@ -433,6 +447,8 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
         json_object_object_add(p, "k", json_object_new_int(o->points[i].k));
         json_object_object_add(p, "time_us", json_object_new_double(o->points[i].t * 1e6));
         json_object_object_add(p, "kind", json_object_new_string(kind_names[o->points[i].kind]));
+        if (o->points[i].checks)
+            json_object_object_add(p, "passed_checks", json_object_new_int(o->points[i].checks));
         json_object_array_add(seq, p);
     }
     json_object_object_add(j, "probes", seq);
