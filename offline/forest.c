@@ -235,13 +235,12 @@ static uint8_t bin_of(const hyt_forest_t *f, int j, double x)
 {
     if (j == f->cat)
         return (uint8_t)((int)x & (HYT_FOREST_MAX_CAT - 1));
-    int lo = 0, hi = f->nbins[j] - 1; /* first edge >= x */
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (x <= f->edge[j][mid])
-            hi = mid;
-        else
-            lo = mid + 1;
+    const double *e = f->edge[j];
+    int lo = 0, len = f->nbins[j] - 1; /* the edges below x are e[0..lo) */
+    while (len > 0) { /* halving without a data-dependent jump */
+        int half = len / 2, below = e[lo + half] < x;
+        lo += below * (half + 1);
+        len = below ? len - half - 1 : half;
     }
     return (uint8_t)lo;
 }
@@ -424,10 +423,21 @@ static split_t find_split(const hyt_forest_t *f, grow_t *g, const int32_t *rows,
             continue;
         }
         uint64_t touched[HYT_FOREST_MAX_BINS / 64] = {0};
-        for (int q = lo; q < hi; q++) {
-            int i = rows[q], b = col[i];
-            g->h[b] += g->ws[i];
-            touched[b / 64] |= 1ull << (b % 64);
+        if ((j == f->cat ? f->ncat : f->nbins[j]) <= 64) {
+            /* the usual case: the bitmap is one word, kept in a register */
+            uint64_t m = 0;
+            for (int q = lo; q < hi; q++) {
+                int i = rows[q], b = col[i];
+                g->h[b] += g->ws[i];
+                m |= 1ull << b;
+            }
+            touched[0] = m;
+        } else {
+            for (int q = lo; q < hi; q++) {
+                int i = rows[q], b = col[i];
+                g->h[b] += g->ws[i];
+                touched[b / 64] |= 1ull << (b % 64);
+            }
         }
         int nb = 0;
         for (int k = 0; k < HYT_FOREST_MAX_BINS / 64; k++)
