@@ -416,9 +416,13 @@ static split_t find_split(const hyt_forest_t *f, grow_t *g, const int32_t *rows,
             int cat = j == f->cat;
             int left = cat ? g->y[i0] > g->y[i1] : b0 > b1; /* 0: row i0 goes left */
             int il = left ? i1 : i0, bl = left ? b1 : b0;
-            uint64_t mask = cat ? 1ull << bl : 0, seen = mask | 1ull << (left ? b0 : b1);
-            if (cat && g->ws[il][0] >= W - g->ws[il][0])
-                mask |= ~seen; /* unseen categories go with the heavier side */
+            uint64_t mask = 0; /* categorical: the left row's category, and the unseen
+                                * ones if that side is the heavier */
+            if (cat) {
+                mask = 1ull << bl;
+                if (g->ws[il][0] >= W - g->ws[il][0])
+                    mask |= ~(1ull << b0 | 1ull << b1);
+            }
             consider(&best, W, S, j, cat ? -1 : bl, mask, g->ws[il][0], g->ws[il][1]);
             continue;
         }
