@@ -2,7 +2,8 @@
 # Whole `hytune tune` time versus nodes, with and without parallel scheduling.
 #
 #   sh bench/tune_scale.sh [-o OUTDIR] [-n "16 64 256"] [-c COLLS] [-m MAX_BYTES]
-#                          [-k K_MAX] [-l LEVEL] [-w WALL_S] [-a "EXTRA TUNE ARGS"]
+#                          [-k K_MAX] [-l LEVEL] [-p "yes no"] [-w WALL_S]
+#                          [-a "EXTRA TUNE ARGS"]
 #
 # For every node count N (1 rank per node) the tuner runs twice under SimGrid
 # SMPI on a dragonfly (platforms/dragonfly-64.xml up to 64 nodes,
@@ -22,6 +23,7 @@
 # the benchmark points' cost (the same clock); wall_s is this machine's wall
 # time of the whole smpirun.  A run past WALL_S seconds of wall time (default
 # 1500) is stopped: status "wall-limit", no tune_s.
+# -k 0 runs without --k-max; -p yes (or no) runs one of the two modes only.
 # Defaults: -c allreduce,bcast -m 64K -k 8; the tuner's other options are its
 # defaults (--shapes all, --batch 8, --seed 1, --threshold 0.02).  Uses the
 # build in $HYT_BUILD (or B=..., default build/).
@@ -39,7 +41,8 @@ kmax=8
 level=router
 wall=1500
 extra=
-while getopts o:n:c:m:k:l:w:a:h opt; do
+modes="yes no"
+while getopts o:n:c:m:k:l:p:w:a:h opt; do
     case $opt in
     o) out=$OPTARG ;;
     n) list=$OPTARG ;;
@@ -47,12 +50,17 @@ while getopts o:n:c:m:k:l:w:a:h opt; do
     m) maxb=$OPTARG ;;
     k) kmax=$OPTARG ;;
     l) level=$OPTARG ;;
+    p) modes=$OPTARG ;;
     w) wall=$OPTARG ;;
     a) extra=$OPTARG ;;
     *) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
 case $level in router | chassis | group) ;; *) die "-l $level: give router, chassis or group" ;; esac
+for m in $modes; do case $m in yes | no) ;; *) die "-p $m: give yes and/or no" ;; esac; done
+case $kmax in *[!0-9]* | '') die "-k $kmax: give an integer (0: no --k-max)" ;; esac
+kopt=
+[ "$kmax" -gt 0 ] && kopt="--k-max $kmax"
 B=$(hyt_build_dir)
 [ -x "$B/bin/hytune-smpi" ] || die "no $B/bin/hytune-smpi: build it with \`make B=$B\`"
 mkdir -p "$out" || die "cannot create $out"
@@ -80,7 +88,7 @@ now() { date +%s.%N; }
 
 csv=$out/tune_scale.csv
 echo "nodes,ranks,platform,parallel,iterations,points,bench_s,tune_s,wall_s,status" | write_atomic "$csv"
-cmdline="hytune-smpi tune --coll $colls --max-bytes $maxb --k-max $kmax $extra"
+cmdline="hytune-smpi tune --coll $colls --max-bytes $maxb $kopt $extra"
 progress "tune_scale: $cmdline [--no-parallel]; nodes: $list; groups: $level; wall limit ${wall} s; output $out"
 for n in $list; do
     if [ "$n" -le 64 ]; then plat=platforms/dragonfly-64.xml
@@ -89,17 +97,17 @@ for n in $list; do
     [ "$n" -le "$(plat_nodes "$plat")" ] || die "$n nodes: $plat has $(plat_nodes "$plat")"
     hostfile "$n" 1 | write_atomic "$out/hosts-$n"
     netfile "$plat" "$n" "$level" | write_atomic "$out/network-$n.txt"
-    for par in yes no; do
+    for par in $modes; do
         flag=
         [ $par = no ] && flag=--no-parallel
         log=$out/tune-$n-$par.log
         progress "tune_scale: $n nodes, parallel $par"
         t0=$(now)
-        # shellcheck disable=SC2086 # $extra and $flag are option lists
+        # shellcheck disable=SC2086 # $kopt, $extra and $flag are option lists
         HYTUNE_NETWORK_FILE=$out/network-$n.txt SMPI_EXTRA=--cfg=smpi/coll-selector:mpich \
             timeout "$wall" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$HYT_TOP" - \
             "$n" "$HYT_TOP/$plat" "$out/hosts-$n" "$B/bin/hytune-smpi" tune --coll "$colls" \
-            --max-bytes "$maxb" --k-max "$kmax" $flag $extra -o "$out/table-$n-$par.json" \
+            --max-bytes "$maxb" $kopt $flag $extra -o "$out/table-$n-$par.json" \
             >"$log" 2>&1
         rc=$?
         t1=$(now)
