@@ -99,11 +99,11 @@ for n in $list; do
     netfile "$plat" "$n" "$level" | write_atomic "$out/network-$n.txt"
     for par in $modes; do
         flag=
-        [ $par = no ] && flag=--no-parallel
+        [ "$par" = no ] && flag=--no-parallel
         log=$out/tune-$n-$par.log
         progress "tune_scale: $n nodes, parallel $par"
         t0=$(now)
-        # shellcheck disable=SC2086 # $kopt, $extra and $flag are option lists
+        # shellcheck disable=SC2086,SC2016 # option lists; $0/$@ expand in the inner sh
         HYTUNE_NETWORK_FILE=$out/network-$n.txt SMPI_EXTRA=--cfg=smpi/coll-selector:mpich \
             timeout "$wall" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$HYT_TOP" - \
             "$n" "$HYT_TOP/$plat" "$out/hosts-$n" "$B/bin/hytune-smpi" tune --coll "$colls" \
@@ -112,10 +112,10 @@ for n in $list; do
         rc=$?
         t1=$(now)
         status=ok
-        [ $rc = 124 ] && status=wall-limit
+        [ $rc = 124 ] && status="wall-limit"
         [ $rc != 0 ] && [ $rc != 124 ] && status=exit-$rc
         mode=$(sed -n 's/.* shapes, \([a-z]*\) benchmarking.*/\1/p' "$log" | head -n 1)
-        [ $par = yes ] && [ "$mode" != parallel ] && [ $status = ok ] && status=ran-$mode
+        [ "$par" = yes ] && [ "$mode" != parallel ] && [ "$status" = ok ] && status="ran-$mode"
         awk -v n="$n" -v plat="$(basename "$plat" .xml)" -v par="$par" -v t0="$t0" -v t1="$t1" \
             -v st="$status" '
             /^tune: done:/ { it = $5; pt = $7; b = $10; e = $13 }

@@ -29,6 +29,8 @@ for sig in INT TERM; do
         i=$((i + 1))
     done
     [ $i -lt 600 ] || { kill -KILL $pid; fail "SIG$sig: no iteration within 60 s"; }
+    # the check for survivors below must be able to see the ranks
+    pgrep -f "hytune tune .*-o $d/t.json" >/dev/null || fail "SIG$sig: pgrep does not see the ranks"
     kill -$sig $pid
     i=0
     while kill -0 $pid 2>/dev/null && [ $i -lt 300 ]; do
@@ -41,11 +43,13 @@ for sig in INT TERM; do
     # (the exit status is mpiexec's choice: hydra returned 0 after forwarding SIGINT)
     grep -q 'tune: wrote' "$d/log.$sig" && fail "SIG$sig: the run finished before the signal"
     cmp "$d/before.json" "$d/t.json" || fail "SIG$sig: the previous table changed"
-    ls "$d" | grep -q 'tmp' && fail "SIG$sig: temporary file left: $(ls "$d")"
+    for f in "$d"/*.tmp.*; do
+        [ -e "$f" ] && fail "SIG$sig: temporary file left: $f"
+    done
     # no rank survives (the hydra proxy forwards the signal to them)
     sleep 1
-    ps -eo args | grep -v grep | grep -q "hytune tune .*-o $d/t.json" &&
-        fail "SIG$sig: ranks still running: $(ps -eo pid,args | grep "$d/t.json" | grep -v grep)"
+    pgrep -f "hytune tune .*-o $d/t.json" >/dev/null &&
+        fail "SIG$sig: ranks still running: $(pgrep -af "hytune tune .*-o $d/t.json")"
     echo "SIG$sig after $(grep -c ' iter ' "$d/log.$sig") iteration(s): exit $st, previous table intact, no temporary file"
 done
 exit 0
