@@ -304,7 +304,8 @@ static int oracle_main(const tune_opts_t *t)
 /* ---- the MPI harness ---- */
 
 /* Candidates of a collective: registry rows x k grid (powers of two up to the
- * largest useful k at the job's size, plus the topology prior). */
+ * largest useful k at the job's size, plus the topology prior; none above
+ * --k-max). */
 typedef struct cand {
     const hyt_alg_t *alg;  /* MPICH candidates: the native row (runs PMPI) */
     int cat, k;
