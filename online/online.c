@@ -54,6 +54,7 @@ struct hyt_online_key {
     state_t state;
     int k_start, k_min, k_max;
     int k_hint;             /* topology prior, measured once if the search misses it */
+    int k_round;            /* one-round radix (k = p) of k-nomial and recmult, else 0 */
     const char *start_from; /* "table", "prior", "warm start" */
     int k_run;              /* radix of the window in progress */
     int settled_k;          /* 0 until the first settle */
@@ -152,9 +153,17 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
         o->k_hint = hyt_topo_prior_k(alg, ctx, bucket_bytes(key));
     if (o->k_hint > o->k_max)
         o->k_hint = o->k_max;
+    /* k-nomial and recursive multiplying finish in one round at k = p, a
+     * regime the doubling climb may not reach behind a plateau of
+     * two-round radixes (probe.c measures it then); not when
+     * HYTUNE_PROBE_K_MAX cut the range below p */
+    if ((strcmp(alg->name, "knomial") == 0 || strcmp(alg->name, "recmult") == 0) &&
+        o->k_max >= ctx->size)
+        o->k_round = o->k_max;
     hyt_probe_start(&o->probe, o->k_start, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
                     warm ? 1 : MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);
+    hyt_probe_round_hint(&o->probe, o->k_round);
     o->window_from = hyt_cfg.hot_calls > window ? (uint64_t)(hyt_cfg.hot_calls - window + 1) : 1;
     o->state = ST_COUNT;
     key->online = o;
@@ -333,6 +342,7 @@ static void drift_window(struct hyt_online_key *o, double t)
     hyt_probe_start(&o->probe, o->settled_k, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
                     MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);
+    hyt_probe_round_hint(&o->probe, o->k_round);
     probe_window(o, o->settled_k, t, PT_DRIFT); /* the drift window is the new start */
 }
 

@@ -7,6 +7,11 @@
  *      from a table at k_min), the hint: the loser bounds the search on its
  *      side and it goes on from the winner,
  *   2. UP:   doubles k while each step is faster by more than min_gain,
+ *      When the climb ends on a plateau (its last step lost by at most
+ *      BUMP) and a one-round radix was given (k = p of k-nomial and
+ *      recursive multiplying), that radix is measured once before going
+ *      on, and taken if it wins: one round can beat a plateau of
+ *      two-round radixes the doubling never gets past,
  *   3. DOWN: if the very first doubling did not help, halves k instead,
  *      In both directions a step that lost by less than BUMP (but more than
  *      min_gain) is looked past once: real radix curves are rugged where
@@ -81,6 +86,11 @@ void hyt_probe_hint(hyt_probe_t *p, int k_hint)
     p->hint_k = k_hint;
 }
 
+void hyt_probe_round_hint(hyt_probe_t *p, int k_round)
+{
+    p->round_k = k_round;
+}
+
 void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_gain,
                      int max_windows)
 {
@@ -102,6 +112,7 @@ void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_ga
     p->bump_k = 0;
     p->bump_t = HUGE_VAL;
     p->hint_k = 0;
+    p->round_k = 0;
     p->ntested = 0;
 }
 
@@ -201,10 +212,35 @@ static void feed_up(hyt_probe_t *p, int k, double t)
     p->hi_k = p->look ? p->bump_k : k;
     p->hi_t = p->look ? p->bump_t : t;
     p->look = 0;
+    /* a plateau (the last step lost by at most BUMP): one window at the
+     * one-round radix before going on */
+    int r = p->round_k;
+    if (r > p->hi_k && r <= p->k_max && t <= p->best_t * (1.0 + BUMP) && !was_tested(p, r) &&
+        p->windows < p->max_windows) {
+        p->phase = HYT_PROBE_ROUND;
+        p->k_next = r;
+        return;
+    }
     if (lo_near(p)) /* we did climb: (lo, hi) brackets the best */
         refine_next(p);
     else
         down_start(p);
+}
+
+/* The one-round radix after a plateau: taken if it wins (the plateau
+ * between is not worth refining), else the search goes on as after the
+ * climb. */
+static void feed_round(hyt_probe_t *p, int k, double t)
+{
+    if (beats_best(p, t)) {
+        p->best_k = k;
+        p->best_t = t;
+        finish(p);
+    } else if (lo_near(p)) {
+        refine_next(p);
+    } else {
+        down_start(p);
+    }
 }
 
 static void feed_down(hyt_probe_t *p, int k, double t)
@@ -314,6 +350,8 @@ int hyt_probe_feed(hyt_probe_t *p, double t)
         }
     } else if (p->phase == HYT_PROBE_HINT_FIRST) {
         feed_hint_first(p, k, t);
+    } else if (p->phase == HYT_PROBE_ROUND) {
+        feed_round(p, k, t);
     } else if (p->phase == HYT_PROBE_UP) {
         feed_up(p, k, t);
     } else if (p->phase == HYT_PROBE_DOWN) {

@@ -13,6 +13,7 @@ typedef enum {
     HYT_PROBE_REFINE,  /* subtractive decrease inside the bracket around the best k */
     HYT_PROBE_HINT,    /* one window at the model's radix, if the search never measured it */
     HYT_PROBE_HINT_FIRST, /* the model's radix, far from the start k, measured right after it */
+    HYT_PROBE_ROUND,   /* the one-round radix, after a climb that ended on a plateau */
     HYT_PROBE_SETTLED, /* best_k is final (until a drift restart) */
 } hyt_probe_phase_t;
 
@@ -37,6 +38,10 @@ typedef struct hyt_probe {
      * if the local search did not get there: a second opinion against
      * optima the climb cannot see (k-nomial at k = p, one round). */
     int hint_k;
+    /* The one-round radix (k = p of k-nomial and recursive multiplying,
+     * 0: none): measured once when the climb ends on a plateau (its last
+     * step lost by at most BUMP): a regime doubling does not reach. */
+    int round_k;
     int ntested;
     int tested[16];    /* radixes measured (the first 16) */
 } hyt_probe_t;
@@ -47,6 +52,8 @@ void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_ga
                      int max_windows);
 /* Set the model's radix (0: none); call right after hyt_probe_start. */
 void hyt_probe_hint(hyt_probe_t *p, int k_hint);
+/* Set the one-round radix (0: none); call right after hyt_probe_start. */
+void hyt_probe_round_hint(hyt_probe_t *p, int k_round);
 /* Feed the global time of the window run at p->k_next; returns the radix
  * for the next window (the settled radix when p->phase is SETTLED). */
 int hyt_probe_feed(hyt_probe_t *p, double t);

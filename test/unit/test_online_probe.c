@@ -85,7 +85,8 @@ typedef struct {
 
 /* Drive the machine the way online.c does: a window of PROBE_CALLS calls,
  * median of the window, fed as the global time. */
-static int g_hint; /* model radix given to the machine (0: none) */
+static int g_hint;  /* model radix given to the machine (0: none) */
+static int g_round; /* one-round radix given to the machine (0: none) */
 
 static result_t run(curve_fn f, int p, int k0, int kmin, int kmax, double noise)
 {
@@ -93,6 +94,7 @@ static result_t run(curve_fn f, int p, int k0, int kmin, int kmax, double noise)
     result_t r = {0};
     hyt_probe_start(&pr, k0, kmin, kmax, MIN_GAIN, MAX_WINDOWS);
     hyt_probe_hint(&pr, g_hint);
+    hyt_probe_round_hint(&pr, g_round);
     int guard = 0;
     while (!hyt_probe_settled(&pr) && guard++ < 1000) {
         int k = pr.k_next;
@@ -265,6 +267,48 @@ static void hint_curve(void)
 /* A cold start (k_min) with a hint at least 4x away: the hint is measured
  * right after the start.  Right or wrong, every curve still settles within
  * 3% and in budget; a right one at p is reached in 5 windows. */
+/* The one-round radix, measured when the climb ends on a plateau: k-nomial
+ * with one round at p behind two-round radixes (the prior pointing at 16,
+ * as for 8 B on 256 ranks) is found; on every curve and start the search
+ * stays in range, in budget and within 3% from k_min. */
+static void round_hint_curves(void)
+{
+    g_hint = 16;
+    g_round = 256;
+    result_t r = run(c_one_round, 256, 2, 2, 256, 0);
+    check_run("one round at p, prior 16, round hint p", r, 256, 2, 2, 256, 0.0);
+    CHECK(r.k == 256, "round hint p not taken: k=%d after %d windows", r.k, r.windows);
+    g_hint = 0;
+    g_round = 64;
+    r = run(c_one_round, 64, 2, 2, 64, 0);
+    check_run("one round at p, round hint p", r, 64, 2, 2, 64, 0.0);
+    CHECK(r.k == 64, "round hint p not taken: k=%d", r.k);
+    static const int ps[] = {64, 256};
+    for (size_t c = 0; c < sizeof curves / sizeof curves[0]; c++)
+        for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+            int p = ps[i], kmin = curves[c].kmin_ok < 2 ? 2 : curves[c].kmin_ok;
+            int hints[] = {0, p / 16, p};
+            for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++) {
+                g_hint = hints[h];
+                g_round = p;
+                r = run(curves[c].f, p, kmin, kmin, p, 0);
+                check_run(curves[c].name, r, p, kmin, kmin, p, 0.03);
+                r = run(curves[c].f, p, p / 2, kmin, p, 0);
+                check_run(curves[c].name, r, p, p / 2, kmin, p, 0.03);
+            }
+        }
+    for (int k0 = 2; k0 <= 256; k0 *= 2) {
+        g_hint = 0;
+        g_round = 256;
+        r = run(c_knomial_steps, 256, k0, 2, 256, 0);
+        check_run("k-nomial steps, round hint", r, 256, k0, 2, 256, k0 <= 4 ? 0.03 : 1e9);
+        r = run(c_vee, 256, k0, 2, 256, 0);
+        check_run("V, round hint", r, 256, k0, 2, 256, 0.052);
+    }
+    g_hint = 0;
+    g_round = 0;
+}
+
 static void far_hint_curves(void)
 {
     static const int ps[] = {64, 256};
@@ -367,6 +411,7 @@ int main(void)
     bump_curve();
     hint_curve();
     far_hint_curves();
+    round_hint_curves();
     settles_fast_when_best();
     noisy_curves();
     deterministic();
