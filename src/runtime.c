@@ -8,6 +8,7 @@
 #include "topology/topology.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int hyt_initialized;
 int hyt_thread_level = MPI_THREAD_SINGLE;
@@ -84,6 +85,20 @@ static void load_table(void)
         hyt_info(HYT_TOPIC_TABLE, "loaded %s", hyt_cfg.table);
 }
 
+/* Does a table rule or a forced choice on this communicator name a
+ * node-aware composition (which needs the node and leader communicators)? */
+static int uses_composition(const hyt_comm_t *ctx)
+{
+    for (int c = 0; c < HYT_NCOLL; c++) {
+        if (ctx->forced[c] && !strcmp(ctx->forced[c]->name, "composition"))
+            return 1;
+        for (int i = 0; ctx->rules[c] && i < ctx->rules[c]->nrules; i++)
+            if (!strcmp(ctx->rules[c]->rules[i].alg->name, "composition"))
+                return 1;
+    }
+    return 0;
+}
+
 int hyt_init(void)
 {
     int rank = 0;
@@ -108,15 +123,19 @@ int hyt_init(void)
     }
     hyt_comm_module_init();
     hyt_online_init();
-    if (hyt_cfg.mode == HYT_MODE_HYBRID) {
-        /* Probing agrees on MPI_COMM_WORLD's private duplicate.  Make it
-         * now, inside MPI_Init, rather than on the application's first hot
-         * call: MPI_Comm_dup is a collective (SimGrid 3.32 charges 476 us
-         * of simulated time for it at 64 ranks), not something for a hot
-         * path.  Other communicators get theirs when a key first gets hot. */
+    {
+        /* MPI_COMM_WORLD's context and private duplicate (used by the
+         * algorithms that keep their messages apart from the application's,
+         * and by hybrid probing) are made now, inside MPI_Init, rather than
+         * in the application's first collective: MPI_Comm_dup is a
+         * collective (SimGrid 3.32 charges 476 us of simulated time for it
+         * at 64 ranks), not something for a timed loop.  Other
+         * communicators get theirs on first use. */
         hyt_comm_t *world = hyt_comm_get(MPI_COMM_WORLD);
         if (world)
             hyt_comm_priv(world);
+        if (world && uses_composition(world))
+            hyt_comm_node_split(world); /* its node and leader communicators */
     }
     hyt_initialized = 1;
     return MPI_SUCCESS;
