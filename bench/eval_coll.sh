@@ -110,26 +110,31 @@ grep -q ',no$' "$csv" && die "some results were wrong (verified=no in $csv)"
 awk -F, 'NR > 1 { k = $1 FS $2 FS $3 FS $5 FS $7; t[k, $6] = $8; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
     END { print "platform,nodes,ppn,coll,bytes,mpich_us,offline_us,hybrid_us,speedup_offline,speedup_hybrid"
         for (i = 1; i <= n; i++) { k = order[i]; m = t[k, "mpich"]; o = t[k, "offline"]; h = t[k, "hybrid"]
-            if (m > 0 && o > 0 && h > 0) printf "%s,%s,%s,%s,%.4f,%.4f\n", k, m, o, h, m / o, m / h } }' \
+            if (m > 0 && o > 0) printf "%s,%s,%s,%s,%.4f,%s\n", k, m, o, (h > 0 ? h : ""), m / o,
+                (h > 0 ? sprintf("%.4f", m / h) : "") } }' \
     "$csv" | write_atomic "$out/speedup.csv"
-awk -F, 'NR > 1 { k = $1 FS $2 FS $3 FS $4; lo[k] += log($9); lh[k] += log($10); c[k]++
+awk -F, 'NR > 1 { k = $1 FS $2 FS $3 FS $4; lo[k] += log($9); c[k]++
+        if ($10 != "") { lh[k] += log($10); ch[k]++ }
         if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
     END { print "platform,nodes,ppn,coll,sizes,geomean_speedup_offline,geomean_speedup_hybrid"
-        for (i = 1; i <= n; i++) { k = order[i]; printf "%s,%d,%.4f,%.4f\n", k, c[k], exp(lo[k] / c[k]), exp(lh[k] / c[k]) } }' \
+        for (i = 1; i <= n; i++) { k = order[i]
+            printf "%s,%d,%.4f,%s\n", k, c[k], exp(lo[k] / c[k]), (ch[k] == c[k] ? sprintf("%.4f", exp(lh[k] / c[k])) : "") } }' \
     "$out/speedup.csv" | write_atomic "$out/geomean.csv"
 
 echo "speedup over MPICH's selection (MPICH time / hytune time), per size:"
-awk -F, 'NR > 1 { printf "  %-14s %5s x %-3s %-10s %8d B  mpich %10.3f us  offline %10.3f us (x%.3f)  hybrid %10.3f us (x%.3f)\n", $1, $2, $3, $4, $5, $6, $7, $9, $8, $10 }' "$out/speedup.csv"
+awk -F, 'NR > 1 { printf "  %-14s %5s x %-3s %-10s %8d B  mpich %10.3f us  offline %10.3f us (x%.3f)", $1, $2, $3, $4, $5, $6, $7, $9
+    if ($10 != "") printf "  hybrid %10.3f us (x%.3f)", $8, $10
+    print "" }' "$out/speedup.csv"
 echo "geometric mean over sizes:"
-awk -F, 'NR > 1 { printf "  %-14s %5s x %-3s %-10s offline x%.3f  hybrid x%.3f  (%d sizes)\n", $1, $2, $3, $4, $6, $7, $5 }' "$out/geomean.csv"
+awk -F, 'NR > 1 { printf "  %-14s %5s x %-3s %-10s offline x%.3f  hybrid %s  (%d sizes)\n", $1, $2, $3, $4, $6, ($7 != "" ? "x" $7 : "(not run)"), $5 }' "$out/geomean.csv"
 echo "sizes where hytune is more than 3% slower than MPICH's selection (speedup < 1/1.03):"
-awk -F, 'NR > 1 { for (i = 9; i <= 10; i++) if ($i < 1 / 1.03) { n++
+awk -F, 'NR > 1 { for (i = 9; i <= 10; i++) if ($i != "" && $i < 1 / 1.03) { n++
         printf "  %-14s %5s x %-3s %-10s %8d B  %s x%.3f\n", $1, $2, $3, $4, $5, (i == 9 ? "offline" : "hybrid"), $i } }
     END { if (!n) print "  none" }' "$out/speedup.csv"
 
 if command -v gnuplot >/dev/null 2>&1; then
     awk -F, 'NR > 1 { print $1 "-" $2 "x" $3 "-" $4 }' "$out/speedup.csv" | sort -u | while read -r key; do
-        awk -F, -v key="$key" 'NR > 1 && $1 "-" $2 "x" $3 "-" $4 == key { print $5, $6, $7, $8 }' \
+        awk -F, -v key="$key" 'NR > 1 && $1 "-" $2 "x" $3 "-" $4 == key { print $5, $6, $7, ($8 == "" ? "NaN" : $8) }' \
             "$out/speedup.csv" >"$out/$key.dat"
         gnuplot -e "datafile='$out/$key.dat'; outfile='$out/$key.png'; plottitle='$key: latency per size'" \
             "$HYT_TOP/bench/plot/coll.gp" 2>>"$out/gnuplot.log" || echo "eval_coll: gnuplot failed for $key" >&2

@@ -46,7 +46,8 @@ table_source() { # DIR: where the hytune table of a result came from
             [ -f "$d/geomean.csv" ] || continue
             src=$(table_source "$d")
             awk -F, -v d="$(basename "$d")" -v src="$src" 'NR > 1 {
-                printf "| %s | %s | %s x %s | %s | %s | %.3f | %.3f | %s |\n", d, $1, $2, $3, $4, $5, $6, $7, src }' "$d/geomean.csv"
+                printf "| %s | %s | %s x %s | %s | %s | %.3f | %s | %s |\n", d, $1, $2, $3, $4, $5, $6,
+                    ($7 != "" ? sprintf("%.3f", $7) : "not run"), src }' "$d/geomean.csv"
         done
         echo
         echo "### Best and worst size per collective"
