@@ -173,6 +173,18 @@ static void down_start(hyt_probe_t *p)
     p->k_next = p->best_k / 2 < p->k_min ? p->k_min : p->best_k / 2;
 }
 
+/* A radix that lost to ref bounds the search on its side of ref. */
+static void note_bound(hyt_probe_t *p, int k, double t, int ref)
+{
+    if (k > ref) {
+        p->hi_k = k;
+        p->hi_t = t;
+    } else {
+        p->lo_k = k;
+        p->lo_t = t;
+    }
+}
+
 static void up_next(hyt_probe_t *p)
 {
     /* a measured radix above (a losing hint) caps the climb like k_max */
@@ -287,13 +299,7 @@ static void feed_hint_first(hyt_probe_t *p, int k, double t)
         up_next(p); /* from the hint as from a start: up, then down */
         return;
     }
-    if (k > s_k) {
-        p->hi_k = k;
-        p->hi_t = t;
-    } else {
-        p->lo_k = k;
-        p->lo_t = t;
-    }
+    note_bound(p, k, t, s_k);
     up_next(p);
 }
 
@@ -315,12 +321,8 @@ static void feed_refine(hyt_probe_t *p, int k, double t)
         }
         p->best_k = k;
         p->best_t = t;
-    } else if (k > p->best_k) {
-        p->hi_k = k;
-        p->hi_t = t;
     } else {
-        p->lo_k = k;
-        p->lo_t = t;
+        note_bound(p, k, t, p->best_k);
     }
     refine_next(p);
 }
