@@ -33,6 +33,8 @@ struct hyt_al {
     double expected;  /* expected gain left (mean over groups, log units) */
     char *taken;      /* grid point already chosen */
     int ngrid, ntaken;
+    hyt_al_point_t *failed; /* points whose benchmark failed (rare) */
+    int nfailed, capfailed;
     double *x, *y;    /* training rows, log(time) */
     int n, cap;
     hyt_forest_t *forest;
@@ -192,6 +194,7 @@ void hyt_al_free(hyt_al_t *a)
     free(a->gx);
     free(a->gvar);
     free(a->taken);
+    free(a->failed);
     free(a->gmu);
     free(a->meas);
     free(a->nmeas);
@@ -235,10 +238,44 @@ static int push_row(hyt_al_t *a, const hyt_al_point_t *p, double time_us)
     return 0;
 }
 
+/* A failed point is no training row: it is remembered so that its candidate
+ * is never predicted best near its size (see hyt_al_predict). */
+static int push_failed(hyt_al_t *a, const hyt_al_point_t *p)
+{
+    if (a->nfailed == a->capfailed) {
+        int cap = a->capfailed ? 2 * a->capfailed : 16;
+        hyt_al_point_t *f = realloc(a->failed, (size_t)cap * sizeof *f);
+        if (!f)
+            return -1;
+        a->failed = f;
+        a->capfailed = cap;
+    }
+    a->failed[a->nfailed++] = *p;
+    int g = grid_index(a, p);
+    if (g >= 0 && !a->taken[g]) {
+        a->taken[g] = 1;
+        a->ntaken++;
+    }
+    return 0;
+}
+
+/* A size strictly within a factor of two of a failed point of the same
+ * shape and candidate. */
+static int near_failed(const hyt_al_t *a, const hyt_al_point_t *p)
+{
+    for (int i = 0; i < a->nfailed; i++) {
+        const hyt_al_point_t *f = &a->failed[i];
+        if (f->nodes == p->nodes && f->ppn == p->ppn && f->alg == p->alg && f->k == p->k &&
+            p->bytes < 2 * f->bytes && 2 * p->bytes > f->bytes)
+            return 1;
+    }
+    return 0;
+}
+
 int hyt_al_add(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us, int n)
 {
     for (int i = 0; i < n; i++)
-        if (push_row(a, &pts[i], time_us[i]) != 0)
+        if ((time_us[i] < 0 ? push_failed(a, &pts[i]) : push_row(a, &pts[i], time_us[i])) != 0)
             return -1;
     return 0;
 }
@@ -440,6 +477,8 @@ int hyt_al_update(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us,
     for (int i = 0; cost_s && i < n; i++)
         a->cost += cost_s[i];
     a->iterations++;
+    if (a->n == 0) /* every point so far failed: nothing to fit yet */
+        return 0;
     if (refit(a) != 0)
         return -1;
     track(a);
@@ -483,7 +522,8 @@ int hyt_al_predict(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *
     int rc = hyt_forest_predict(a->forest, x, n, time_us, NULL);
     for (int i = 0; rc == 0 && i < n; i++) {
         int g = grid_index(a, &pts[i]);
-        time_us[i] = exp(g >= 0 && a->nmeas[g] ? a->meas[g] : time_us[i]);
+        time_us[i] = near_failed(a, &pts[i]) ? HYT_AL_FAILED_US
+                     : exp(g >= 0 && a->nmeas[g] ? a->meas[g] : time_us[i]);
     }
     free(x);
     return rc;
@@ -498,4 +538,5 @@ void hyt_al_status(const hyt_al_t *a, hyt_al_status_t *s)
     s->cumvar_rel = a->rel;
     s->expected = a->expected;
     s->converged = a->converged;
+    s->failed = a->nfailed;
 }

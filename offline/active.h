@@ -17,8 +17,9 @@ typedef struct hyt_al_point {
     int alg, k;
 } hyt_al_point_t;
 
-/* Measure n points: time_us[i] (the benchmark's answer, > 0) and cost_s[i]
- * (seconds the benchmark of that point took).  Returns 0, or -1 to stop. */
+/* Measure n points: time_us[i] (the benchmark's answer, > 0; < 0: the
+ * benchmark failed) and cost_s[i] (seconds the benchmark of that point took).
+ * Returns 0, or -1 to stop. */
 typedef int (*hyt_al_measure_fn)(void *ctx, const hyt_al_point_t *pts, int n, double *time_us,
                                  double *cost_s);
 
@@ -56,7 +57,10 @@ typedef struct hyt_al hyt_al_t;
 hyt_al_t *hyt_al_new(const hyt_al_point_t *grid, int ngrid, const hyt_al_opts_t *o);
 void hyt_al_free(hyt_al_t *a);
 
-/* Add already known measurements (warm start); they count as training data. */
+/* Add already known measurements (warm start); they count as training data.
+ * A negative time marks a failed benchmark: no training row, the point is
+ * not chosen again, and its candidate is predicted HYT_AL_FAILED_US at sizes
+ * within a factor of two of it (same shape), so no rule selects it there. */
 int hyt_al_add(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us, int n);
 /* Choose the next batch (at most max points) into out; returns the count
  * (0: grid exhausted).  Pure function of the state and seed. */
@@ -69,6 +73,8 @@ int hyt_al_update(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us,
  * the grid is exhausted. */
 int hyt_al_step(hyt_al_t *a, hyt_al_measure_fn measure, void *ctx);
 
+#define HYT_AL_FAILED_US 1e30
+
 /* Predicted time (us) of any points (sizes need not be on the grid); a grid
  * point that was measured answers its measurement (mean of repeats). */
 int hyt_al_predict(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *time_us);
@@ -80,6 +86,7 @@ typedef struct hyt_al_status {
     double cumvar_rel;  /* cumvar / its first value */
     double expected;    /* decision mode: expected gain left (see threshold) */
     int converged;
+    int failed;         /* points recorded as failed */
 } hyt_al_status_t;
 void hyt_al_status(const hyt_al_t *a, hyt_al_status_t *s);
 

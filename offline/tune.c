@@ -39,6 +39,8 @@ typedef struct tune_opts {
     int colls[MAX_COLLS], ncolls;
     uint64_t max_bytes;
     const char *out, *mpich_json, *oracle, *warm_start, *dump;
+    const char *inject_fail;  /* --inject-fail(-once) LABEL: testing aid */
+    int inject_attempts;      /* attempts of that candidate that fail (1 or 2) */
     double timeout, point_budget, threshold;
     uint64_t seed;
     int batch, exhaustive, no_mpich;
@@ -85,6 +87,11 @@ static void usage(FILE *f)
             "  --no-mpich-algs    do not benchmark MPICH's own algorithms (MPI_T)\n"
             "  --forest-depth N, --forest-min-leaf N, --forest-trees N\n"
             "                     shape of the random forest (defaults: see docs/tuner.md)\n"
+            "  --inject-fail ALG, --inject-fail-once ALG\n"
+            "                     testing aid: every benchmark attempt (or only the first\n"
+            "                     attempt at each point) of candidate ALG (a label of\n"
+            "                     --dump, e.g. knomial) fails; a failed point is retried\n"
+            "                     once, then skipped\n"
             "  --help             this text\n");
 }
 
@@ -190,6 +197,9 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             o->warm_start = v;
         } else if (!strcmp(a, "--dump")) {
             o->dump = v;
+        } else if (!strcmp(a, "--inject-fail") || !strcmp(a, "--inject-fail-once")) {
+            o->inject_fail = v;
+            o->inject_attempts = !strcmp(a, "--inject-fail") ? 2 : 1;
         } else if (!strcmp(a, "--timeout") || !strcmp(a, "--point-budget") ||
                    !strcmp(a, "--threshold")) {
             double d = strtod(v, &end);
@@ -231,6 +241,11 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             snprintf(err, len, "unknown option %s (see hytune tune --help)", a);
             return -1;
         }
+    }
+    if (o->inject_fail && o->oracle) {
+        snprintf(err, len, "--inject-fail%s %s: --oracle runs no benchmark that could fail "
+                 "(drop one of the two)", o->inject_attempts == 1 ? "-once" : "", o->inject_fail);
+        return -1;
     }
 #ifdef HYT_SMPI
     if (o->mpich_json && !o->oracle) {
@@ -551,14 +566,22 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* One timed call, maximum over ranks (also a synchronization); < 0 on error. */
-static double timed_call(hyt_args_t *a, const cand_t *cd, MPI_Comm comm)
+/* --inject-fail / --inject-fail-once (testing aid): the candidate with this
+ * label fails every attempt, or only the first attempt, at every point. */
+static const char *inject_label;
+static int inject_attempts;
+
+/* One timed call, maximum over ranks (also a synchronization); < 0 on an
+ * error on any rank (every rank of comm returns the same). */
+static double timed_call(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, int attempt)
 {
     PMPI_Barrier(comm);
     /* MPICH candidate: every rank of comm writes the same value; MPICH 4.0.2
      * applies it from the next call; "auto" goes back right after the call,
      * so the timing reductions below run MPICH's own selection */
     int sel = cd->mpich >= 0 ? hyt_mpich_select(cd->alg->coll, cd->mpich) : 0;
+    if (inject_label && attempt < inject_attempts && !strcmp(cd->label, inject_label))
+        sel = -1;
     double t0 = PMPI_Wtime();
     hyt_fallback_t fb;
     int rc = sel == 0 ? hyt_run_alg(a, cd->alg, cd->k, &fb) : MPI_ERR_OTHER;
@@ -571,40 +594,52 @@ static double timed_call(hyt_args_t *a, const cand_t *cd, MPI_Comm comm)
     return mn < 0 ? -1 : mx;
 }
 
+/* One attempt at a point: its time in us, or -1 if a call failed. */
+static double bench_attempt(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, double budget,
+                            int attempt)
+{
+    double reps[HYT_BENCH_MAX_REPS];
+    double first = timed_call(a, cd, comm, attempt);
+    if (first < 0 || first > budget) /* too slow to repeat: recorded as measured once */
+        return first < 0 ? -1 : first * 1e6;
+    for (int w = 1; w < HYT_BENCH_WARMUP; w++)
+        if (timed_call(a, cd, comm, attempt) < 0)
+            return -1;
+    int n = 0;
+    double spent = 0;
+    while (n < HYT_BENCH_MAX_REPS && (n < HYT_BENCH_MIN_REPS || spent < budget)) {
+        double t = timed_call(a, cd, comm, attempt);
+        if (t < 0)
+            return -1;
+        reps[n++] = t;
+        spent += t;
+    }
+    return median(reps, n) * 1e6;
+}
+
+/* A point's time in us: a failed attempt is retried once; -1 (failed, to be
+ * skipped) if the retry fails too.  *tries: attempts made. */
 static void bench_point(const hyt_al_point_t *pt, const cand_t *cd, MPI_Comm comm, double budget,
-                        bufs_t *b, double *us, double *cost)
+                        bufs_t *b, double *us, double *cost, double *tries)
 {
     int p;
     PMPI_Comm_size(comm, &p);
     hyt_args_t a;
-    double start = PMPI_Wtime(), reps[HYT_BENCH_MAX_REPS];
-    *us = 1e9;
-    if (bench_args(pt->alg < 0 ? 0 : (int)cd->alg->coll, pt->bytes, p, b, &a) != 0)
-        goto out;
-    a.comm = comm;
-    /* MPICH refusing a set algorithm (MPIR_CVAR_COLLECTIVE_FALLBACK=error)
-     * returns an error on every rank: a failed point, not an abort */
-    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    double first = timed_call(&a, cd, comm);
-    if (first < 0)
-        goto out;
-    if (first > budget) { /* too slow to repeat: record it as measured once */
-        *us = first * 1e6;
-        goto out;
+    double start = PMPI_Wtime();
+    int ok = bench_args(pt->alg < 0 ? 0 : (int)cd->alg->coll, pt->bytes, p, b, &a) == 0, all;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm); /* buffers on every rank, or none */
+    *us = -1;
+    *tries = 0;
+    if (all) {
+        a.comm = comm;
+        /* MPICH refusing a set algorithm (MPIR_CVAR_COLLECTIVE_FALLBACK=error)
+         * returns an error on every rank: a failed attempt, not an abort */
+        PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        for (int attempt = 0; attempt < 2 && *us < 0; attempt++) {
+            *us = bench_attempt(&a, cd, comm, budget, attempt);
+            *tries = attempt + 1;
+        }
     }
-    for (int w = 1; w < HYT_BENCH_WARMUP; w++)
-        timed_call(&a, cd, comm);
-    int n = 0;
-    double spent = 0;
-    while (n < HYT_BENCH_MAX_REPS && (n < HYT_BENCH_MIN_REPS || spent < budget)) {
-        double t = timed_call(&a, cd, comm);
-        if (t < 0)
-            goto out;
-        reps[n++] = t;
-        spent += t;
-    }
-    *us = median(reps, n) * 1e6;
-out:
     *cost = PMPI_Wtime() - start;
 }
 
@@ -710,7 +745,7 @@ static void sub_cache_free(void)
 
 /* All ranks: run one round (broadcast from rank 0), results reduced to rank 0. */
 static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t *rp, int n, double budget,
-                     bufs_t *b, double *us, double *cost)
+                     bufs_t *b, double *us, double *cost, int *tries)
 {
     PMPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (n <= 0)
@@ -723,24 +758,29 @@ static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t 
             color = i;
     int owned;
     MPI_Comm sub = sub_get(rp, n, color, pos * j->ppn + j->my_local, &owned);
-    double *mine = calloc((size_t)2 * n, sizeof *mine), *all = calloc((size_t)2 * n, sizeof *all);
+    /* per point: time, cost, attempts, failed (reduced with MAX: the point's
+     * ranks agree, the others contribute 0) */
+    double *mine = calloc((size_t)4 * n, sizeof *mine), *all = calloc((size_t)4 * n, sizeof *all);
     if (!mine || !all)
         PMPI_Abort(MPI_COMM_WORLD, 2);
     if (color != MPI_UNDEFINED) {
         const round_pt_t *r = &rp[color];
         const cand_t *cd = find_cand(cands, ncand, &r->pt);
-        if (cd)
-            bench_point(&r->pt, cd, sub, budget, b, &mine[color], &mine[n + color]);
-        else
-            mine[color] = 1e9; /* cannot happen: rank 0 chose from the same list */
+        if (!cd) /* cannot happen: rank 0 chose from the same list */
+            PMPI_Abort(MPI_COMM_WORLD, 2);
+        double t;
+        bench_point(&r->pt, cd, sub, budget, b, &t, &mine[n + color], &mine[2 * n + color]);
+        mine[color] = t < 0 ? 0 : t;
+        mine[3 * n + color] = t < 0;
     }
     if (owned && sub != MPI_COMM_NULL)
         PMPI_Comm_free(&sub);
-    PMPI_Reduce(mine, all, 2 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(mine, all, 4 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (hyt_world_rank == 0)
         for (int i = 0; i < n; i++) {
-            us[i] = all[i];
+            us[i] = all[3 * n + i] > 0 ? -1 : all[i];
             cost[i] = all[n + i];
+            tries[i] = (int)all[2 * n + i];
         }
     free(mine);
     free(all);
@@ -754,7 +794,29 @@ typedef struct coll_state {
     hyt_al_point_t *grid;
     int ngrid;
     hyt_al_t *al;
+    int retried;        /* points that failed once and succeeded on the retry */
 } coll_state_t;
+
+/* Rank 0: say which points needed their retry, and which failed twice. */
+static void report_faults(coll_state_t *cs, const hyt_al_point_t *pts, const double *us,
+                          const int *tries, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (tries[i] < 2)
+            continue;
+        const cand_t *cd = find_cand(cs->cands, cs->ncand, &pts[i]);
+        char k[24] = "";
+        if (cd && cd->k)
+            snprintf(k, sizeof k, " k=%d", cd->k);
+        cs->retried += us[i] >= 0;
+        fprintf(stderr, "tune: %s: %s%s at %d x %d, %llu B: %s\n",
+                hyt_coll_name((hyt_coll_t)cs->c), cd ? cd->label : "?", k, pts[i].nodes,
+                pts[i].ppn, (unsigned long long)pts[i].bytes,
+                us[i] >= 0 ? "failed once, the retry succeeded"
+                           : "failed twice, skipped (never chosen within a factor of 2 of this "
+                             "size at this shape)");
+    }
+}
 
 static void progress(const coll_state_t *cs, double t0, double deadline)
 {
@@ -772,7 +834,7 @@ static void dump_batch(FILE *f, const coll_state_t *cs, const hyt_al_point_t *pt
 {
     for (int i = 0; f && i < n; i++) {
         const cand_t *cd = find_cand(cs->cands, cs->ncand, &pts[i]);
-        if (cd)
+        if (cd && us[i] >= 0) /* a failed point has no time */
             hyt_oracle_write_row(f, hyt_coll_name((hyt_coll_t)cs->c), pts[i].nodes, pts[i].ppn,
                              pts[i].bytes, cd->label, cd->k, us[i]);
     }
@@ -801,6 +863,7 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
     round_pt_t rp[1024];
     int round_end[1024];
     double us[1024], cost[1024];
+    int tries[1024];
     double t0 = PMPI_Wtime();
     int max = 2 * t->batch; /* the initial random points come in one batch */
     if (max > 1024)
@@ -813,11 +876,13 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
         int nr = plan_rounds(j, pts, n, rp, round_end), done = 0;
         for (int r = 0; r < nr; r++) {
             int m = round_end[r] - done;
-            run_round(j, cs->cands, cs->ncand, rp + done, m, t->point_budget, b, us + done, cost + done);
+            run_round(j, cs->cands, cs->ncand, rp + done, m, t->point_budget, b, us + done, cost + done,
+                      tries + done);
             done = round_end[r];
         }
         for (int i = 0; i < n; i++)
             pts[i] = rp[i].pt; /* same order as planned */
+        report_faults(cs, pts, us, tries, n);
         dump_batch(dump, cs, pts, us, n);
         int rc = hyt_al_update(cs->al, pts, us, cost, n);
         progress(cs, t0, deadline);
@@ -832,7 +897,7 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
 static void tune_coll_follow(const job_t *j, coll_state_t *cs, double budget, bufs_t *b)
 {
     round_pt_t rp[1024];
-    while (run_round(j, cs->cands, cs->ncand, rp, 0, budget, b, NULL, NULL) > 0)
+    while (run_round(j, cs->cands, cs->ncand, rp, 0, budget, b, NULL, NULL, NULL) > 0)
         ;
 }
 
@@ -1017,11 +1082,25 @@ static int mpi_main(const tune_opts_t *t)
     bufs_t b = {0};
     int rc = 0;
     double start = PMPI_Wtime();
-    for (int i = 0; i < t->ncolls && cs; i++) {
-        if (setup_coll(t, &j, &cs[i], t->colls[i]) != 0) {
+    for (int i = 0; i < t->ncolls && cs && rc == 0; i++)
+        if (setup_coll(t, &j, &cs[i], t->colls[i]) != 0)
             rc = 2;
-            break;
+    if (rc == 0 && cs && t->inject_fail) { /* every rank checks the same lists */
+        int found = 0;
+        for (int i = 0; i < t->ncolls; i++)
+            for (int q = 0; q < cs[i].ncand; q++)
+                found |= !strcmp(cs[i].cands[q].label, t->inject_fail);
+        if (!found) {
+            if (rank == 0)
+                fprintf(stderr, "hytune tune: --inject-fail%s %s: no candidate has this label; "
+                        "give one of the algorithm column of --dump (e.g. knomial)\n",
+                        t->inject_attempts == 1 ? "-once" : "", t->inject_fail);
+            rc = 2;
         }
+        inject_label = t->inject_fail;
+        inject_attempts = t->inject_attempts;
+    }
+    for (int i = 0; i < t->ncolls && cs && rc == 0; i++) {
         if (rank == 0) {
             warm_start(&cs[i], ws);
             fprintf(stderr, "tune: %s: %d candidates, %d grid points\n",
@@ -1035,7 +1114,7 @@ static int mpi_main(const tune_opts_t *t)
     if (rank == 0 && rc == 0 && cs && write_table(t, &j, cs, t->ncolls) != 0)
         rc = 1;
     if (rank == 0 && rc == 0 && cs) { /* the whole run, for scripts (bench/tune_scale.sh) */
-        int iters = 0, points = 0;
+        int iters = 0, points = 0, failed = 0, retried = 0;
         double bench_s = 0;
         for (int i = 0; i < t->ncolls; i++) {
             hyt_al_status_t st;
@@ -1043,10 +1122,12 @@ static int mpi_main(const tune_opts_t *t)
             iters += st.iterations;
             points += st.points;
             bench_s += st.cost_s;
+            failed += st.failed;
+            retried += cs[i].retried;
         }
         fprintf(stderr, "tune: done: %d collectives, %d iterations, %d points, benchmark %.6f s, "
-                "elapsed %.6f s (MPI_Wtime)\n", t->ncolls, iters, points, bench_s,
-                PMPI_Wtime() - start);
+                "elapsed %.6f s (MPI_Wtime), %d retried, %d failed\n", t->ncolls, iters,
+                points, bench_s, PMPI_Wtime() - start, retried, failed);
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     for (int i = 0; cs && i < t->ncolls; i++) {

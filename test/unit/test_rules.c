@@ -253,9 +253,81 @@ static void test_table(void)
     free(txt);
 }
 
+/* A failed benchmark (negative time): no training row, never chosen again,
+ * predicted HYT_AL_FAILED_US within a factor of two of its size only. */
+static int measure_failing(void *ctx, const hyt_al_point_t *pts, int n, double *us, double *cost)
+{
+    int *failed = ctx;
+    for (int i = 0; i < n; i++) {
+        int fail = pts[i].alg == 0 && pts[i].nodes == 2 && pts[i].ppn == 2 && pts[i].bytes == 1024;
+        us[i] = fail ? -1 : model(&pts[i]);
+        cost[i] = 12e-6 * model(&pts[i]);
+        *failed += fail;
+    }
+    return 0;
+}
+
+static void test_failed_points(void)
+{
+    static hyt_al_point_t grid[4 * 3 * 15 * NCAND];
+    int ng = make_grid(grid);
+    hyt_al_opts_t o;
+    hyt_al_opts_default(&o);
+    o.bytes_gran = 4;
+    o.offgrid_every = 0; /* the failing grid point is measured at its own size */
+    hyt_al_t *a = hyt_al_new(grid, ng, &o);
+    CHECK(a != NULL, "al_new");
+
+    /* a first batch where everything fails fits nothing and is no error */
+    hyt_al_point_t f0 = {.nodes = 8, .ppn = 4, .bytes = 4, .alg = 1};
+    double bad = -1, c0 = 1e-3;
+    CHECK(hyt_al_update(a, &f0, &bad, &c0, 1) == 0, "all-failed batch is an error");
+    hyt_al_status_t st;
+    hyt_al_status(a, &st);
+    CHECK(st.points == 0 && st.failed == 1 && st.cost_s > 0, "all-failed batch: %d points, %d "
+          "failed, cost %g", st.points, st.failed, st.cost_s);
+
+    int failed = 0, rc = 0, it = 0;
+    while (rc == 0 && it < 400) { /* with --exhaustive: every grid point once */
+        rc = hyt_al_step(a, measure_failing, &failed);
+        it++;
+    }
+    CHECK(rc == 1 || rc == 2, "loop ended with %d", rc);
+    while (rc != 2 && it < 400) {
+        rc = hyt_al_step(a, measure_failing, &failed);
+        it++;
+    }
+    CHECK(rc == 2, "grid not exhausted (%d)", rc);
+    CHECK(failed == 1, "failing point measured %d times, want once", failed);
+    hyt_al_status(a, &st);
+    CHECK(st.failed == 2 && st.points == ng - 2, "%d failed, %d of %d points trained", st.failed,
+          st.points, ng);
+
+    /* alg 0 is the fastest at 2 x 2, 1 KiB in the model: now never chosen there
+     * nor strictly within a factor of two; its neighbours 512 B and 2 KiB are
+     * measured and keep their times */
+    hyt_al_point_t q = {.nodes = 2, .ppn = 2, .alg = 0};
+    uint64_t sizes[] = {512, 516, 1024, 1500, 2044, 2048};
+    int want_failed[] = {0, 1, 1, 1, 1, 0};
+    for (int i = 0; i < 6; i++) {
+        q.bytes = sizes[i];
+        double us;
+        CHECK(hyt_al_predict(a, &q, 1, &us) == 0, "predict");
+        CHECK((us == HYT_AL_FAILED_US) == want_failed[i], "%llu B: predicted %g",
+              (unsigned long long)sizes[i], us);
+    }
+    q.ppn = 4; /* another shape is not affected */
+    q.bytes = 1024;
+    double us;
+    hyt_al_predict(a, &q, 1, &us);
+    CHECK(fabs(us - model(&q)) < 1e-9 * us, "other shape: %g, measured %g", us, model(&q));
+    hyt_al_free(a);
+}
+
 int main(void)
 {
     test_active();
+    test_failed_points();
     test_rules_exact();
     test_midpoint();
     test_table();
