@@ -1,7 +1,7 @@
 #!/bin/sh
 # Drift re-probing under SimGrid when the network's bandwidth changes mid-run.
 #   sh bench/online_drift.sh [-o DIR] [COLL ALG BYTES [CALLS [INTERVAL]]]
-# Defaults: allgather recmult 2048, 1500 calls, HYTUNE_DRIFT_INTERVAL=20 (on the
+# Defaults: allgather recmult 2048, 1500 calls, HYTUNE_DRIFT_INTERVAL=auto (the library's default; on the
 # default platform its best radix moves from 32 to 16 at the change).
 # Platform: platforms/tree-bwstep-64.xml, 64 ranks, one per node (PLATFORM,
 # NODES and PPN override); its leaf uplinks drop from 100 GB/s to 12.5 GB/s
@@ -24,7 +24,7 @@ if [ "${1:-}" = "-o" ]; then
     shift 2
 fi
 coll=${1:-allgather} alg=${2:-recmult} bytes=${3:-2048}
-calls=${4:-1500} interval=${5:-20}
+calls=${4:-1500} interval=${5:-auto}
 plat=${PLATFORM:-platforms/tree-bwstep-64.xml}
 nodes=${NODES:-64} ppn=${PPN:-1}
 np=$((nodes * ppn))

@@ -4,8 +4,9 @@
  * Run under smpirun with HYTUNE_TABLE naming a table that selects ALG for
  * COLL at every size (start k from the table).  For every BYTES it
  *   1. sweeps the radix: for every k of a grid over [k_min, k_max] it runs
- *      ALG directly (hyt_run_alg, no online tuning) 1 + 3 times and takes the
- *      slowest rank's mean of the 3 timed calls: the oracle's best k;
+ *      ALG directly (hyt_run_alg, no online tuning) 1 + 3 times (Bcast and
+ *      Reduce: 1 + 30, their calls pipeline in a loop) and takes the slowest
+ *      rank's mean of the timed calls after a barrier: the oracle's best k;
  *   2. oracle: CALLS calls at the best k, total time (slowest rank);
  *   3. hybrid: CALLS calls through MPI_<COLL> (table + online probing),
  *      total time, then reads the key's probing record;
@@ -91,10 +92,13 @@ static double timed(hyt_args_t *a, const hyt_alg_t *alg, int k, int n)
     return timed_part(a, alg, k, n, 0, NULL);
 }
 
+/* Per-call time of k: 3 calls after a barrier; Bcast and Reduce, whose
+ * calls pipeline in a loop (the online component measures that), 30. */
 static double latency(hyt_args_t *a, const hyt_alg_t *alg, int k)
 {
+    int n = a->coll == HYT_COLL_BCAST || a->coll == HYT_COLL_REDUCE ? 30 : 3;
     timed(a, alg, k, 1); /* warm-up: scratch space, first-touch */
-    return timed(a, alg, k, 3) / 3;
+    return timed(a, alg, k, n) / n;
 }
 
 /* Sweep grid: every k to 16, then steps of 4 to 64, of 16 to 256, of 64 beyond. */

@@ -67,9 +67,23 @@ struct hyt_online_key {
     uint64_t probing_calls; /* calls timed for probing and drift checks */
     uint64_t next_drift;    /* call that opens the next drift window (0: never) */
     int drift_checks, reprobes;
+    int confirming;         /* a drift window was slow: the next one confirms */
     hyt_probe_t probe;
     int window, nsamples, pending, misses;
-    double *samples;        /* this rank's times of the window's calls */
+    double *samples;        /* this rank's times of the window's calls (rooted
+                             * collectives: end of each call since the window's
+                             * common start) */
+    /* Rooted collectives (Bcast, Reduce) time a window in one of two ways,
+     * chosen at the key's first window and kept (before_slow): */
+    int loop_timed;         /* -1 undecided; 1: calls back to back (window timed
+                             * from one barrier); 0: a barrier before each call */
+    uint64_t last_seq;      /* ctx->seq of the key's previous call */
+    double window_t0;       /* loop-timed: the window's common start */
+    double barrier_local;   /* rooted collectives: this rank's seconds in the
+                             * window's barriers */
+    double check_local;     /* this rank's seconds in the last window's barrier and
+                             * agreement (sent with the next window) */
+    double check_cost;      /* maximum over ranks of check_local: agreed */
     double *global;         /* their maxima over the ranks */
     /* overhead of the current probing segment: windows after its start one */
     double seg_sum_t;
@@ -122,20 +136,29 @@ static int start_k(hyt_comm_t *ctx, const hyt_key_t *key, const hyt_alg_t *alg, 
     return k < o->k_min ? o->k_min : k > o->k_max ? o->k_max : k;
 }
 
+/* Bcast and Reduce: no rank's own elapsed time shows when the call has
+ * ended everywhere (see before_slow). */
+static int rooted(hyt_coll_t c)
+{
+    return c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE;
+}
+
 static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg,
                                          int table_k)
 {
     struct hyt_online_key *o = calloc(1, sizeof *o);
     int window = hyt_cfg.probe_calls > 0 ? (int)hyt_cfg.probe_calls : 1;
-    double *samples = malloc(2 * (size_t)window * sizeof *samples);
+    /* window times plus one slot: the local cost of the previous check */
+    double *samples = malloc(2 * ((size_t)window + 1) * sizeof *samples);
     if (!o || !samples) {
         free(o);
         free(samples);
         return NULL;
     }
     o->alg = alg;
+    o->loop_timed = rooted(alg->coll) ? -1 : 0;
     o->samples = samples;
-    o->global = samples + window;
+    o->global = samples + window + 1;
     o->window = window;
     o->k_min = alg->k_min;
     o->k_max = hyt_alg_k_max(alg, ctx->size);
@@ -190,13 +213,6 @@ static void give_up(struct hyt_online_key *o)
     o->state = ST_OFF;
 }
 
-/* Rooted collectives pipeline in a loop: their timed calls start after a
- * barrier (before_slow). */
-static int rooted(hyt_coll_t c)
-{
-    return c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE;
-}
-
 /* Everything but the settled key's common call: kept out of line so the
  * fast path below needs no stack frame. */
 static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key,
@@ -211,6 +227,8 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
     }
     if (alg != o->alg) /* another rule inside this bucket: not ours */
         return 0;
+    int back_to_back = o->last_seq && o->last_seq + 1 == ctx->seq;
+    o->last_seq = ctx->seq;
     if (o->state == ST_SETTLED) {
         *k = o->settled_k;
         if (o->n != o->next_drift)
@@ -233,17 +251,39 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
     o->pending = 1;
     o->probing_calls++;
     *k = o->k_run;
-    /* Synchronized start for the timed call of a rooted collective: in a
-     * loop of broadcasts or reductions ranks run pipelined and no rank's own
-     * elapsed time shows when the call has ended everywhere; after a barrier
-     * the maximum over ranks does (as the allocation-time benchmarks
-     * measure).  Allreduce, Allgather, Alltoall and Reduce_scatter_block
-     * cannot end on any rank before every rank has entered, so the maximum
-     * over ranks of their elapsed times already covers the call (and the
-     * arrival skew the application really has): no barrier, which at small
-     * sizes cost as much as the call.  Every rank is here on the same call. */
-    if (ctx->size > 1 && rooted(o->alg->coll))
-        PMPI_Barrier(hyt_comm_priv(ctx));
+    /* Rooted collectives (Bcast, Reduce): the root may return long before
+     * the last rank has its data, so no rank's own elapsed time shows when
+     * a call has ended everywhere; the timed calls start after a barrier on
+     * the private duplicate.  Two cases, told apart at the key's first
+     * window from the communicator's sequence of collectives (the same on
+     * every rank) and kept for the key's life:
+     * - back to back (the key's previous call was the communicator's
+     *   previous collective): the calls pipeline (the root starts call i+1
+     *   while call i still travels down the tree) and what the loop pays is
+     *   the per-call time of the pipeline, not one call's latency.  One
+     *   barrier starts the window; each rank records the end of each call
+     *   since then; the agreement takes the maximum over ranks (when call i
+     *   has ended everywhere) and the median of the increments (the first,
+     *   carrying the pipeline's fill, is outvoted).
+     * - otherwise other collectives come between and end the pipeline (a
+     *   following Allreduce waits for the broadcast's last rank): a barrier
+     *   before each timed call, and the maximum over ranks of the elapsed
+     *   times is the call's completion time.  (Timing from one barrier here
+     *   would charge every key the other keys' calls, and their probing.)
+     * Allreduce, Allgather, Alltoall and Reduce_scatter_block cannot end on
+     * any rank before every rank has entered, so the maximum over ranks of
+     * their elapsed times already covers the call (and the arrival skew the
+     * application really has): no barrier, which at small sizes cost as
+     * much as the call.  Every rank is here on the same call. */
+    if (o->loop_timed < 0)
+        o->loop_timed = back_to_back;
+    if (rooted(o->alg->coll) && (o->nsamples == 0 || !o->loop_timed)) {
+        double t0 = PMPI_Wtime();
+        if (ctx->size > 1)
+            PMPI_Barrier(hyt_comm_priv(ctx));
+        o->window_t0 = PMPI_Wtime();
+        o->barrier_local = (o->nsamples ? o->barrier_local : 0) + o->window_t0 - t0;
+    }
     return 1;
 }
 
@@ -262,19 +302,35 @@ int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
 
 /* The agreement step: the per-call maximum over the ranks of the window
  * (one MPI_MAX allreduce of the window vector on the private duplicate),
- * then the median over the calls: the same value on every rank. */
+ * then the median over the calls (rooted collectives: over the increments
+ * of the calls' ends, see before_slow): the same value on every rank. */
 static double agree(hyt_comm_t *ctx, struct hyt_online_key *o)
 {
     int n = o->nsamples;
-    if (ctx->size > 1 && PMPI_Allreduce(o->samples, o->global, n, MPI_DOUBLE, MPI_MAX,
-                                        hyt_comm_priv(ctx)) == MPI_SUCCESS)
-        return hyt_probe_median(o->global, n);
-    if (ctx->size > 1) {
+    double *v = o->global, t0 = PMPI_Wtime();
+    o->samples[n] = o->check_local; /* the previous check's cost, agreed below */
+    if (ctx->size == 1) {
+        v = o->samples;
+    } else if (PMPI_Allreduce(o->samples, o->global, n + 1, MPI_DOUBLE, MPI_MAX,
+                              hyt_comm_priv(ctx)) != MPI_SUCCESS) {
         static int once;
         hyt_log_once(&once, HYT_LOG_WARN, HYT_TOPIC_ONLINE,
                      "agreement allreduce failed; probing decisions may stall");
+        v = o->samples;
     }
-    return hyt_probe_median(o->samples, n);
+    o->check_cost = v[n];
+    /* this check's own cost (barrier of a rooted window, set in
+     * before_slow, plus this allreduce), agreed with the next window */
+    o->check_local = (rooted(o->alg->coll) ? o->barrier_local : 0) + PMPI_Wtime() - t0;
+    return hyt_probe_window_time(v, n, o->loop_timed > 0);
+}
+
+/* Calls from now to the next drift window of a settled key (0: never). */
+static uint64_t drift_calls(const struct hyt_online_key *o)
+{
+    if (hyt_cfg.drift_interval >= 0)
+        return (uint64_t)hyt_cfg.drift_interval;
+    return (uint64_t)hyt_probe_drift_calls(o->check_cost, o->settled_t);
 }
 
 static void add_point(struct hyt_online_key *o, int k, point_kind_t kind, double t)
@@ -297,7 +353,7 @@ static void settle(struct hyt_online_key *o)
         o->settled_call = o->n;
     o->last_settle = o->n;
     o->state = ST_SETTLED;
-    o->next_drift = hyt_cfg.drift_interval > 0 ? o->n + (uint64_t)hyt_cfg.drift_interval : 0;
+    o->next_drift = drift_calls(o) ? o->n + drift_calls(o) : 0;
     hyt_debug(HYT_TOPIC_ONLINE, "%s %s bucket settled at k=%d (%.3f us) after call %llu",
               hyt_coll_name(o->alg->coll), o->alg->name, o->settled_k, o->settled_t * 1e6,
               (unsigned long long)o->n);
@@ -321,7 +377,17 @@ static void probe_window(struct hyt_online_key *o, int k, double t, point_kind_t
 static void drift_window(struct hyt_online_key *o, double t)
 {
     o->drift_checks++;
-    if (!hyt_probe_drifted(o->settled_t, t, DRIFT_FACTOR)) {
+    int drifted = hyt_probe_drifted(o->settled_t, t, DRIFT_FACTOR);
+    if (drifted && !o->confirming) {
+        /* one slow window may be a passing disturbance (another key's
+         * probing, a neighbour's burst): a second window right away must
+         * agree before probing restarts */
+        o->confirming = 1;
+        begin_window(o, ST_DRIFT, o->settled_k);
+        return;
+    }
+    o->confirming = 0;
+    if (!drifted) {
         /* passed checks at the same k are one point (t: the latest), so a
          * long run does not push later re-probes out of the record */
         point_t *last = o->npoints ? &o->points[o->npoints - 1] : NULL;
@@ -334,7 +400,7 @@ static void drift_window(struct hyt_online_key *o, double t)
                 o->points[o->npoints - 1].checks = 1;
         }
         o->state = ST_SETTLED;
-        o->next_drift = o->n + (uint64_t)hyt_cfg.drift_interval;
+        o->next_drift = o->n + drift_calls(o);
         return;
     }
     o->reprobes++;
@@ -356,7 +422,7 @@ void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
     o->misses = 0;
     if (k != o->k_run)
         return;
-    o->samples[o->nsamples++] = seconds;
+    o->samples[o->nsamples++] = o->loop_timed > 0 ? PMPI_Wtime() - o->window_t0 : seconds;
     if (o->nsamples < o->window)
         return;
     double t = agree(ctx, o);
@@ -381,7 +447,7 @@ int hyt_online_key_settled(const hyt_key_t *key, int *k)
     const struct hyt_online_key *o = key->online;
     if (!o)
         return -1;
-    if (o->state != ST_SETTLED)
+    if (o->state != ST_SETTLED && o->state != ST_DRIFT)
         return 0;
     *k = o->settled_k;
     return 1;
@@ -416,13 +482,20 @@ static long long calls_after_hot(const struct hyt_online_key *o)
     return (long long)o->settled_call - (long long)hyt_cfg.hot_calls;
 }
 
+/* How a rooted key's windows are timed ("" for the others). */
+static const char *timing_name(const struct hyt_online_key *o)
+{
+    return o->loop_timed > 0 ? " (loop-timed)" : o->loop_timed == 0 && rooted(o->alg->coll)
+                                                     ? " (timed per call)" : "";
+}
+
 void hyt_online_key_report(const hyt_key_t *key, FILE *out)
 {
     const struct hyt_online_key *o = key->online;
     if (!o)
         return;
-    fprintf(out, "   %-22s   online %s: start k=%d (%s), prior k=%d, probes", "", o->alg->name,
-            o->k_start, o->start_from, o->k_hint);
+    fprintf(out, "   %-22s   online %s%s: start k=%d (%s), prior k=%d, probes", "",
+            o->alg->name, timing_name(o), o->k_start, o->start_from, o->k_hint);
     for (int i = 0; i < o->npoints; i++) {
         fprintf(out, " %s%d:%.2fus", o->points[i].kind == PT_DRIFT ? "drift@" : "",
                 o->points[i].k, o->points[i].t * 1e6);
@@ -435,8 +508,12 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
     if (o->settled_call)
         fprintf(out, ", settled k=%d at %.2f us, %lld calls after hot", o->settled_k,
                 o->settled_t * 1e6, calls_after_hot(o));
-    fprintf(out, ", %llu probing calls, overhead %.2f us, %d drift checks, %d re-probes\n",
+    fprintf(out, ", %llu probing calls, overhead %.2f us, %d drift checks, %d re-probes",
             (unsigned long long)o->probing_calls, o->overhead * 1e6, o->drift_checks, o->reprobes);
+    if (o->settled_call && drift_calls(o))
+        fprintf(out, ", drift check every %llu calls%s", (unsigned long long)drift_calls(o),
+                hyt_cfg.drift_interval < 0 ? " (auto)" : "");
+    fputc('\n', out);
 }
 
 void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
@@ -447,6 +524,9 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
     json_object *j = json_object_new_object(), *seq = json_object_new_array();
     json_object_object_add(j, "algorithm", json_object_new_string(o->alg->name));
     json_object_object_add(j, "state", json_object_new_string(state_names[o->state]));
+    if (rooted(o->alg->coll) && o->loop_timed >= 0)
+        json_object_object_add(j, "timing",
+                               json_object_new_string(o->loop_timed ? "loop" : "per call"));
     json_object_object_add(j, "k_min", json_object_new_int(o->k_min));
     json_object_object_add(j, "k_max", json_object_new_int(o->k_max));
     json_object_object_add(j, "start_k", json_object_new_int(o->k_start));
@@ -474,5 +554,8 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
     json_object_object_add(j, "overhead_us", json_object_new_double(o->overhead * 1e6));
     json_object_object_add(j, "drift_checks", json_object_new_int(o->drift_checks));
     json_object_object_add(j, "reprobes", json_object_new_int(o->reprobes));
+    json_object_object_add(j, "drift_every_calls",
+                           o->settled_call ? json_object_new_int64((int64_t)drift_calls(o)) : NULL);
+    json_object_object_add(j, "drift_check_cost_us", json_object_new_double(o->check_cost * 1e6));
     json_object_object_add(obj, "online", j);
 }

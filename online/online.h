@@ -17,8 +17,9 @@ int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
 void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int k,
                       double seconds);
 void hyt_online_key_free(hyt_key_t *key);
-/* For tests and tools: 1 if the key is settled (its radix in *k), 0 if it is
- * counting, probing or checking drift, -1 if online tuning never took it. */
+/* For tests and tools: 1 if the key is settled (its radix in *k; also while
+ * a drift check runs that radix), 0 if it is counting or probing, -1 if
+ * online tuning never took it. */
 int hyt_online_key_settled(const hyt_key_t *key, int *k);
 
 /* A key's probing record in numbers (for benchmarks and tools). */

@@ -391,7 +391,23 @@ double hyt_probe_global(const double *local, int nranks, int n, double *work)
     return hyt_probe_median(work, n);
 }
 
+double hyt_probe_window_time(double *g, int n, int ends)
+{
+    for (int i = n - 1; ends && i > 0; i--)
+        g[i] -= g[i - 1];
+    return hyt_probe_median(g, n);
+}
+
 int hyt_probe_drifted(double settled_t, double now_t, double factor)
 {
     return settled_t > 0 && now_t > settled_t * factor;
+}
+
+long hyt_probe_drift_calls(double check_s, double settled_t)
+{
+    if (!(settled_t > 0) || !(check_s > 0))
+        return HYT_DRIFT_MIN_CALLS;
+    double d = ceil(check_s / (HYT_DRIFT_BUDGET * settled_t));
+    return d < HYT_DRIFT_MIN_CALLS ? HYT_DRIFT_MIN_CALLS
+           : d > HYT_DRIFT_MAX_CALLS ? HYT_DRIFT_MAX_CALLS : (long)d;
 }

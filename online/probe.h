@@ -72,7 +72,21 @@ double hyt_probe_median(double *v, int n);
  * window vector, then takes the median; this pure form lets tests simulate
  * many ranks.  work holds n doubles. */
 double hyt_probe_global(const double *local, int nranks, int n, double *work);
+/* The window time from the per-call maxima g[0..n) (overwritten): their
+ * median, or with ends != 0 (rooted collectives, whose g[i] is when call i
+ * ended everywhere, counted from the window's common start) the median of
+ * the increments g[0], g[1] - g[0], ...: the per-call time of a pipelined
+ * loop. */
+double hyt_probe_window_time(double *g, int n, int ends);
 /* Has a settled key drifted: window time now_t clearly above settled_t? */
 int hyt_probe_drifted(double settled_t, double now_t, double factor);
+/* HYTUNE_DRIFT_INTERVAL=auto: calls between drift checks of a settled key
+ * whose calls take settled_t seconds, when one check costs check_s seconds
+ * (agreed over the ranks): check_s / (HYT_DRIFT_BUDGET x settled_t), within
+ * [HYT_DRIFT_MIN_CALLS, HYT_DRIFT_MAX_CALLS]. */
+#define HYT_DRIFT_BUDGET 0.02
+#define HYT_DRIFT_MIN_CALLS 16
+#define HYT_DRIFT_MAX_CALLS 1000
+long hyt_probe_drift_calls(double check_s, double settled_t);
 
 #endif

@@ -19,7 +19,7 @@ hyt_config_t hyt_cfg = {
     .hot_calls = 16,
     .probe_calls = 3,
     .probe_min_gain = 0.02,
-    .drift_interval = 1000,
+    .drift_interval = -1, /* auto */
 };
 
 typedef enum { T_STRING, T_CHOICE, T_LONG, T_DOUBLE, T_TOPICS, T_RANKS } env_type_t;
@@ -63,8 +63,9 @@ static const env_var_t vars[] = {
     {"HYTUNE_PROBE_K_MAX", T_LONG, &hyt_cfg.probe_k_max, "0", "0..65536",
      "largest radix online probing tries (0: the algorithm's own limit); a table's or warm "
      "start's larger k is kept"},
-    {"HYTUNE_DRIFT_INTERVAL", T_LONG, &hyt_cfg.drift_interval, "1000", "0..1000000000",
-     "calls between drift checks of a settled key (0: never re-check)"},
+    {"HYTUNE_DRIFT_INTERVAL", T_LONG, &hyt_cfg.drift_interval, "auto", "auto|0..1000000000",
+     "calls between drift checks of a settled key; auto: as often as keeps the checks' "
+     "measured cost near 2% of the key's time (16..1000 calls); 0: never re-check"},
     {"HYTUNE_NODE_HW", T_STRING, &hyt_cfg.node_hw, NULL, NULL,
      "node hardware override, e.g. ports=4,gpus=0 (for simulation or when hwloc sees none)"},
     {"HYTUNE_NETWORK_FILE", T_STRING, &hyt_cfg.network_file, NULL, NULL,
@@ -156,8 +157,16 @@ static int parse_value(const env_var_t *v, const char *s)
         return 0;
     }
     case T_LONG: {
+        const char *range = v->choices;
+        if (strncmp(range, "auto|", 5) == 0) { /* "auto" is stored as -1 */
+            if (strcmp(s, "auto") == 0) {
+                *(long *)v->dest = -1;
+                return 0;
+            }
+            range += 5;
+        }
         double dlo, dhi;
-        range_of(v->choices, &dlo, &dhi);
+        range_of(range, &dlo, &dhi);
         long lo = (long)dlo, hi = (long)dhi;
         errno = 0;
         long x = strtol(s, &end, 10);

@@ -284,6 +284,7 @@ struct hyt_comm {
     const hyt_alg_t *forced[HYT_NCOLL];
     int forced_k[HYT_NCOLL];
     hyt_key_t *keys[HYT_NCOLL][HYT_NBUCKETS];
+    uint64_t seq;           /* intercepted collective calls so far (the same on every rank) */
     void *scratch;          /* reused temporary space for algorithms */
     size_t scratch_size;
     void *scratch2;

@@ -259,6 +259,7 @@ int hyt_dispatch(hyt_args_t *a)
         return pmpi_call(a);
     hyt_coll_t c = a->coll;
     a->ctx = ctx;
+    ctx->seq++;
     a->bytes = selection_bytes(a);
     int bucket = hyt_bucket(a->bytes);
     hyt_key_t *key = ctx->keys[c][bucket];

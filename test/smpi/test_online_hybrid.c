@@ -129,10 +129,14 @@ int main(int argc, char **argv)
         int k = 0, st = key ? hyt_online_key_settled(key, &k) : -1;
         if (st >= 0)
             tuned++;
-        if (hyt_cfg.mode == HYT_MODE_HYBRID)
-            CHECK(st == 1, "rank %d: %s not settled after %d calls (state %d, alg %s)", rank,
-                  cases[c].name, calls, st, key && key->alg ? key->alg->name : "-");
         hyt_online_info_t info;
+        /* settled now, or settled once and re-probing after a drift check
+         * (the other keys' probing ending changes a key's arrival skew) */
+        int reprobing = st == 0 && key && hyt_online_key_info(key, &info) == 0 &&
+                        info.settled_call > 0 && info.reprobes > 0;
+        if (hyt_cfg.mode == HYT_MODE_HYBRID)
+            CHECK(st == 1 || reprobing, "rank %d: %s not settled after %d calls (state %d, alg %s)",
+                  rank, cases[c].name, calls, st, key && key->alg ? key->alg->name : "-");
         if (hyt_cfg.warm_start && key && hyt_online_key_info(key, &info) == 0)
             CHECK(info.probing_calls == hyt_cfg.probe_calls && info.settled_k == info.start_k,
                   "%s: warm start from %s not used: %lld probing calls, start k %d, settled %d",

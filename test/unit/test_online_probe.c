@@ -394,6 +394,19 @@ static void helpers(void)
     double g[] = {1.0, 9.0, 2.0, 4.0, 0.5, 1.0, 3.0, 0.1, 0.2}, work[3];
     CHECK(hyt_probe_global(g, 3, 3, work) == 4.0, "global: median of per-call maxima");
     CHECK(hyt_probe_drifted(1.0, 1.3, 1.25) && !hyt_probe_drifted(1.0, 1.2, 1.25), "drift");
+    /* rooted windows: ends of the calls since the common start, the first
+     * with the pipeline's fill (8), then 1.25 per call: the median increment */
+    double ends[] = {8.0, 9.25, 10.5, 11.75, 13.0};
+    CHECK(hyt_probe_window_time(ends, 5, 1) == 1.25, "rooted: median increment");
+    double plain[] = {8.0, 1.0, 2.0};
+    CHECK(hyt_probe_window_time(plain, 3, 0) == 2.0, "per-call times: median");
+    /* auto drift interval: 2% of the key's time goes to checks, in [16, 1000] */
+    CHECK(hyt_probe_drift_calls(8e-6, 19.8e-6) == 21, "auto: %ld",
+          hyt_probe_drift_calls(8e-6, 19.8e-6));
+    CHECK(hyt_probe_drift_calls(1e-6, 1e-3) == HYT_DRIFT_MIN_CALLS, "auto: big calls");
+    CHECK(hyt_probe_drift_calls(1e-3, 1e-6) == HYT_DRIFT_MAX_CALLS, "auto: cheap calls");
+    CHECK(hyt_probe_drift_calls(0, 1e-6) == HYT_DRIFT_MIN_CALLS &&
+          hyt_probe_drift_calls(1e-6, 0) == HYT_DRIFT_MIN_CALLS, "auto: nothing measured");
     hyt_probe_t p;
     hyt_probe_start(&p, 999, 2, 16, MIN_GAIN, MAX_WINDOWS);
     CHECK(p.k_next == 16, "start clamps to k_max: %d", p.k_next);
