@@ -472,6 +472,8 @@ int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
     info->state = state_names[o->state];
     info->last_settle_call = (long long)o->last_settle;
     info->reprobe_call = (long long)o->reprobe_call;
+    info->loop_timed = o->loop_timed > 0;
+    info->drift_every = o->settled_call ? (long long)drift_calls(o) : 0;
     return 0;
 }
 

@@ -35,6 +35,8 @@ typedef struct hyt_online_info {
     const char *state;          /* "counting", "probing", "settled", "drift check", "off" */
     long long last_settle_call; /* call of the latest settle (0: never) */
     long long reprobe_call;     /* call whose drift window started the latest re-probe (0: none) */
+    int loop_timed;             /* Bcast/Reduce windows timed as a back-to-back loop */
+    long long drift_every;      /* calls between drift checks now (0: none or not settled) */
 } hyt_online_info_t;
 /* 0 and *info filled, or -1 if online tuning never took the key. */
 int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info);

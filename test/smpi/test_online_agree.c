@@ -9,7 +9,9 @@
  * settles within 24 calls after turning hot and near the curve's optimum,
  * and that a change of the curve after settling (drift) is detected and
  * re-probed, again with one radix sequence on all ranks.
- * Run: smpirun -np 64 ... ./test_online_agree [calls] */
+ * With "bcast" the key is a Bcast called back to back: its windows are
+ * timed as a loop (one barrier, increments of the calls' ends).
+ * Run: smpirun -np 64 ... ./test_online_agree [calls [bcast]] */
 #include "online/online.h"
 #include "src/hyt.h"
 #include "test/check.h"
@@ -18,6 +20,7 @@
 #include <smpi/smpi.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int fake_fn(const hyt_args_t *a, int k)
 {
@@ -28,6 +31,9 @@ static int fake_fn(const hyt_args_t *a, int k)
 
 static const hyt_alg_t fake = {.name = "test-radix", .coll = HYT_COLL_ALLREDUCE, .fn = fake_fn,
                                .k_min = 2, .k_max = HYT_K_P, .desc = "test only"};
+/* the same as a Bcast called back to back: its windows are loop-timed */
+static const hyt_alg_t fake_bcast = {.name = "test-radix", .coll = HYT_COLL_BCAST, .fn = fake_fn,
+                                     .k_min = 2, .k_max = HYT_K_P, .desc = "test only"};
 
 /* k-nomial-like latency, seconds.  After the shift every round costs 3x
  * more and bandwidth matters less: the settled radix gets clearly slower
@@ -52,9 +58,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     int calls = argc > 1 ? atoi(argv[1]) : 1500, shift_at = calls / 2;
+    int bcast = argc > 2 && strcmp(argv[2], "bcast") == 0;
+    const hyt_alg_t *alg = bcast ? &fake_bcast : &fake;
     rng = 0x2545f4914f6cdd1dULL ^ ((uint64_t)rank * 0x9e3779b97f4a7c15ULL);
     hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
-    hyt_key_t *key = ctx ? hyt_key_get(ctx, HYT_COLL_ALLREDUCE, HYT_NBUCKETS - 1) : NULL;
+    hyt_key_t *key = ctx ? hyt_key_get(ctx, alg->coll, HYT_NBUCKETS - 1) : NULL;
     CHECK(key != NULL, "no context");
     if (!key) {
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -64,7 +72,8 @@ int main(int argc, char **argv)
     for (int i = 1; i <= calls; i++) {
         int k = 4; /* the "table" radix */
         key->calls++;
-        int timed = hyt_online_before(ctx, key, &fake, &k);
+        ctx->seq++; /* as src/runtime.c counts each intercepted collective */
+        int timed = hyt_online_before(ctx, key, alg, &k);
         out_of_range += k < 2 || k > p;
         double t0 = MPI_Wtime();
         /* per-rank noise up to +-5%, and rank 5 always 30% slower */
@@ -76,7 +85,7 @@ int main(int argc, char **argv)
         PMPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         errors += out != p * (p - 1) / 2 + p * i;
         if (timed)
-            hyt_online_after(ctx, key, &fake, k, MPI_Wtime() - t0);
+            hyt_online_after(ctx, key, alg, k, MPI_Wtime() - t0);
         int kk[2] = {k, -k}, r[2];
         PMPI_Allreduce(kk, r, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         diverged += r[0] != -r[1];
@@ -105,11 +114,18 @@ int main(int argc, char **argv)
     for (int k = 2; k <= p; k++)
         if (curve(k, p, 1) < curve(best2, p, 1))
             best2 = k;
-    if (hyt_cfg.drift_interval > 0 && hyt_cfg.drift_interval < calls / 4) {
+    hyt_online_info_t info;
+    CHECK(hyt_online_key_info(key, &info) == 0 && info.loop_timed == bcast,
+          "windows %s, want %s", info.loop_timed ? "loop-timed" : "timed per call",
+          bcast ? "loop-timed (back to back)" : "per call");
+    if (hyt_cfg.drift_interval < 0) /* auto: calls of ~60 us, checks of a few us */
+        CHECK(info.drift_every >= 16 && info.drift_every <= 100, "auto drift interval %lld",
+              info.drift_every);
+    if (hyt_cfg.drift_interval < 0 ||
+        (hyt_cfg.drift_interval > 0 && hyt_cfg.drift_interval < calls / 4)) {
         /* the shift makes the settled k 1.8x slower: drift must be seen and
          * re-probing must recover most of the gap (per-call noise is +-5%,
          * so the end k is only asked to be within 10% of the new optimum) */
-        hyt_online_info_t info;
         CHECK(hyt_online_key_info(key, &info) == 0 && info.reprobes >= 1, "no re-probe");
         CHECK(curve(k_end, p, 1) <= curve(best2, p, 1) * 1.10,
               "after the shift: k=%d (%.2f us), optimum k=%d (%.2f us)", k_end,
