@@ -1,8 +1,9 @@
 /* Collective latency driver used by every evaluation script.
  *
  * For each message size from --min-bytes to --max-bytes (times --step) it
- * runs --warmup untimed calls, then --iters timed calls, each preceded by a
- * barrier so every call starts with synchronised arrival; a rank's time is
+ * runs --warmup untimed calls, then --iters timed calls, each (warm-up
+ * included) preceded by a barrier so every call starts with synchronised
+ * arrival; a rank's time is
  * the mean of its own call durations and the reported time the largest
  * over ranks (the last rank to finish decides the collective's cost).  Once
  * per size the result is compared bit for bit with the same call through
@@ -130,8 +131,12 @@ static int verify(bench_t *b)
 /* Mean call time of this rank over iters calls, in seconds. */
 static double time_size(bench_t *b, long warmup, long iters)
 {
-    for (long w = 0; w < warmup; w++)
+    /* warm-up calls follow the timed calls' pattern (a barrier before each):
+     * hybrid mode tunes its radix during them, on what is then measured */
+    for (long w = 0; w < warmup; w++) {
+        PMPI_Barrier(MPI_COMM_WORLD);
         run_once(b);
+    }
     double sum = 0;
     for (long it = 0; it < iters; it++) {
         PMPI_Barrier(MPI_COMM_WORLD);
