@@ -66,6 +66,7 @@ struct hyt_online_key {
     uint64_t reprobe_call;  /* call whose drift window restarted probing */
     uint64_t probing_calls; /* calls timed for probing and drift checks */
     uint64_t next_drift;    /* call that opens the next drift window (0: never) */
+    uint64_t drift_every;   /* calls between drift windows, as last scheduled */
     int drift_checks, reprobes;
     int confirming;         /* a drift window was slow: the next one confirms */
     hyt_probe_t probe;
@@ -320,17 +321,20 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o)
     }
     o->check_cost = v[n];
     /* this check's own cost (barrier of a rooted window, set in
-     * before_slow, plus this allreduce), agreed with the next window */
-    o->check_local = (rooted(o->alg->coll) ? o->barrier_local : 0) + PMPI_Wtime() - t0;
+     * before_slow; 0 for the others, plus this allreduce), agreed with the
+     * next window */
+    o->check_local = o->barrier_local + PMPI_Wtime() - t0;
     return hyt_probe_window_time(v, n, o->loop_timed > 0);
 }
 
-/* Calls from now to the next drift window of a settled key (0: never). */
-static uint64_t drift_calls(const struct hyt_online_key *o)
+/* A settled key's next drift window: HYTUNE_DRIFT_INTERVAL calls from now,
+ * or for auto an interval from the agreed check cost and settled time. */
+static void schedule_drift(struct hyt_online_key *o)
 {
-    if (hyt_cfg.drift_interval >= 0)
-        return (uint64_t)hyt_cfg.drift_interval;
-    return (uint64_t)hyt_probe_drift_calls(o->check_cost, o->settled_t);
+    o->drift_every = hyt_cfg.drift_interval >= 0
+                         ? (uint64_t)hyt_cfg.drift_interval
+                         : (uint64_t)hyt_probe_drift_calls(o->check_cost, o->settled_t);
+    o->next_drift = o->drift_every ? o->n + o->drift_every : 0;
 }
 
 static void add_point(struct hyt_online_key *o, int k, point_kind_t kind, double t)
@@ -353,7 +357,7 @@ static void settle(struct hyt_online_key *o)
         o->settled_call = o->n;
     o->last_settle = o->n;
     o->state = ST_SETTLED;
-    o->next_drift = drift_calls(o) ? o->n + drift_calls(o) : 0;
+    schedule_drift(o);
     hyt_debug(HYT_TOPIC_ONLINE, "%s %s bucket settled at k=%d (%.3f us) after call %llu",
               hyt_coll_name(o->alg->coll), o->alg->name, o->settled_k, o->settled_t * 1e6,
               (unsigned long long)o->n);
@@ -400,7 +404,7 @@ static void drift_window(struct hyt_online_key *o, double t)
                 o->points[o->npoints - 1].checks = 1;
         }
         o->state = ST_SETTLED;
-        o->next_drift = o->n + drift_calls(o);
+        schedule_drift(o);
         return;
     }
     o->reprobes++;
@@ -473,7 +477,7 @@ int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
     info->last_settle_call = (long long)o->last_settle;
     info->reprobe_call = (long long)o->reprobe_call;
     info->loop_timed = o->loop_timed > 0;
-    info->drift_every = o->settled_call ? (long long)drift_calls(o) : 0;
+    info->drift_every = o->settled_call ? (long long)o->drift_every : 0;
     return 0;
 }
 
@@ -512,8 +516,8 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
                 o->settled_t * 1e6, calls_after_hot(o));
     fprintf(out, ", %llu probing calls, overhead %.2f us, %d drift checks, %d re-probes",
             (unsigned long long)o->probing_calls, o->overhead * 1e6, o->drift_checks, o->reprobes);
-    if (o->settled_call && drift_calls(o))
-        fprintf(out, ", drift check every %llu calls%s", (unsigned long long)drift_calls(o),
+    if (o->settled_call && o->drift_every)
+        fprintf(out, ", drift check every %llu calls%s", (unsigned long long)o->drift_every,
                 hyt_cfg.drift_interval < 0 ? " (auto)" : "");
     fputc('\n', out);
 }
@@ -557,7 +561,7 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
     json_object_object_add(j, "drift_checks", json_object_new_int(o->drift_checks));
     json_object_object_add(j, "reprobes", json_object_new_int(o->reprobes));
     json_object_object_add(j, "drift_every_calls",
-                           o->settled_call ? json_object_new_int64((int64_t)drift_calls(o)) : NULL);
+                           o->settled_call ? json_object_new_int64((int64_t)o->drift_every) : NULL);
     json_object_object_add(j, "drift_check_cost_us", json_object_new_double(o->check_cost * 1e6));
     json_object_object_add(obj, "online", j);
 }
