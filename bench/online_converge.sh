@@ -19,6 +19,8 @@
 # component's CPU time is therefore not charged here (see online_cost.sh).
 # SMPI_EXTRA (default --cfg=smpi/coll-selector:mpich) is passed to smpirun;
 # other HYTUNE_* variables (HYTUNE_HOT_CALLS, ...) reach the runs unchanged.
+# ONLINE_SWEEP_CALLS (default 30): calls per swept k for Bcast and Reduce, whose
+#   back-to-back calls pipeline; e.g. the loop length to sweep the loop itself.
 set -u
 . bench/lib.sh
 outdir=

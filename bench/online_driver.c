@@ -5,7 +5,8 @@
  * COLL at every size (start k from the table).  For every BYTES it
  *   1. sweeps the radix: for every k of a grid over [k_min, k_max] it runs
  *      ALG directly (hyt_run_alg, no online tuning) 1 + 3 times (Bcast and
- *      Reduce: 1 + 30, their calls pipeline in a loop) and takes the slowest
+ *      Reduce: 1 + 30 or 1 + $ONLINE_SWEEP_CALLS, their calls pipeline in a
+ *      loop) and takes the slowest
  *      rank's mean of the timed calls after a barrier: the oracle's best k;
  *   2. oracle: CALLS calls at the best k, total time (slowest rank);
  *   3. hybrid: CALLS calls through MPI_<COLL> (table + online probing),
@@ -92,11 +93,23 @@ static double timed(hyt_args_t *a, const hyt_alg_t *alg, int k, int n)
     return timed_part(a, alg, k, n, 0, NULL);
 }
 
-/* Per-call time of k: 3 calls after a barrier; Bcast and Reduce, whose
- * calls pipeline in a loop (the online component measures that), 30. */
+/* Calls per swept k: 3 after a barrier; Bcast and Reduce, whose calls
+ * pipeline in a loop (the online component measures that), 30, or
+ * ONLINE_SWEEP_CALLS (the mean then carries 1/n of the pipeline's fill: a
+ * longer loop weighs the per-call throughput the way a long loop does). */
+static int sweep_calls(hyt_coll_t c)
+{
+    if (c != HYT_COLL_BCAST && c != HYT_COLL_REDUCE)
+        return 3;
+    const char *e = getenv("ONLINE_SWEEP_CALLS");
+    int n = e && *e ? atoi(e) : 30;
+    return n > 0 ? n : 30;
+}
+
+/* Per-call time of k: the mean of sweep_calls() calls after a barrier. */
 static double latency(hyt_args_t *a, const hyt_alg_t *alg, int k)
 {
-    int n = a->coll == HYT_COLL_BCAST || a->coll == HYT_COLL_REDUCE ? 30 : 3;
+    int n = sweep_calls(a->coll);
     timed(a, alg, k, 1); /* warm-up: scratch space, first-touch */
     return timed(a, alg, k, n) / n;
 }

@@ -85,6 +85,7 @@ struct hyt_online_key {
     double check_local;     /* this rank's seconds in the last window's barrier and
                              * agreement (sent with the next window) */
     double check_cost;      /* maximum over ranks of check_local: agreed */
+    double spread;          /* relative spread of the last agreed window */
     double *global;         /* their maxima over the ranks */
     /* overhead of the current probing segment: windows after its start one */
     double seg_sum_t;
@@ -304,7 +305,9 @@ int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
 /* The agreement step: the per-call maximum over the ranks of the window
  * (one MPI_MAX allreduce of the window vector on the private duplicate),
  * then the median over the calls (rooted collectives: over the increments
- * of the calls' ends, see before_slow): the same value on every rank. */
+ * of the calls' ends, see before_slow): the same value on every rank, as
+ * is the spread of the window (o->spread), which widens the probing's
+ * noise guard. */
 static double agree(hyt_comm_t *ctx, struct hyt_online_key *o)
 {
     int n = o->nsamples;
@@ -324,7 +327,7 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o)
      * before_slow; 0 for the others, plus this allreduce), agreed with the
      * next window */
     o->check_local = o->barrier_local + PMPI_Wtime() - t0;
-    return hyt_probe_window_time(v, n, o->loop_timed > 0);
+    return hyt_probe_window_time(v, n, o->loop_timed > 0, &o->spread);
 }
 
 /* A settled key's next drift window: HYTUNE_DRIFT_INTERVAL calls from now,
@@ -371,7 +374,10 @@ static void probe_window(struct hyt_online_key *o, int k, double t, point_kind_t
         o->seg_sum_t += t * o->window;
         o->seg_windows++;
     }
-    int next = hyt_probe_feed(&o->probe, t);
+    int next = hyt_probe_feed_noisy(&o->probe, t, o->spread);
+    hyt_debug(HYT_TOPIC_ONLINE, "%s %s window k=%d: %.3f us, spread %.1f%%, noise guard %.1f%%",
+              hyt_coll_name(o->alg->coll), o->alg->name, k, t * 1e6, 100 * o->spread,
+              100 * o->probe.guard);
     if (hyt_probe_settled(&o->probe))
         settle(o);
     else

@@ -29,6 +29,9 @@
  *      once and takes it if it wins (the climb cannot see a far optimum
  *      behind a plateau, e.g. k-nomial with one round at k = p),
  *   6. settles on the best k seen.
+ * "Faster" and "level" are judged with a noise guard: min_gain, or on a key
+ * whose windows scatter (the median of their relative spreads, fed with
+ * hyt_probe_feed_noisy) HYT_PROBE_NOISE_MULT times that spread.
  * A budget of windows bounds the cost on any curve.  The function only sees
  * global times (the agreement step made them identical on every rank), so
  * all ranks walk the same radix sequence. */
@@ -36,6 +39,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Refine a side only if its gap holds a radix at least best_k/RES away. */
 #define REFINE_RES 4
@@ -99,6 +103,7 @@ void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_ga
     p->k_min = k_min;
     p->k_max = k_max;
     p->min_gain = min_gain;
+    p->guard = min_gain;
     p->max_windows = max_windows > 0 ? max_windows : 1;
     p->windows = 0;
     p->phase = HYT_PROBE_UP;
@@ -118,12 +123,12 @@ void hyt_probe_start(hyt_probe_t *p, int k0, int k_min, int k_max, double min_ga
 
 static int beats_best(const hyt_probe_t *p, double t)
 {
-    return t < p->best_t * (1.0 - p->min_gain);
+    return t < p->best_t * (1.0 - p->guard);
 }
 
 static int near_best(const hyt_probe_t *p, double t)
 {
-    return t <= p->best_t * (1.0 + p->min_gain);
+    return t <= p->best_t * (1.0 + p->guard);
 }
 
 /* Lost, but by less than BUMP and more than the noise guard. */
@@ -329,13 +334,23 @@ static void feed_refine(hyt_probe_t *p, int k, double t)
 
 int hyt_probe_feed(hyt_probe_t *p, double t)
 {
+    return hyt_probe_feed_noisy(p, t, 0);
+}
+
+int hyt_probe_feed_noisy(hyt_probe_t *p, double t, double s)
+{
     if (p->phase == HYT_PROBE_SETTLED)
         return p->best_k;
     int k = p->k_next;
     p->windows++;
-    if (p->ntested < 16)
-        p->tested[p->ntested] = k;
+    int n = p->ntested < 16 ? p->ntested : 15; /* the 16th and later share a slot */
+    p->tested[n] = k;
+    p->spread[n] = s > 0 ? s : 0;
     p->ntested++;
+    double sp[16];
+    memcpy(sp, p->spread, (size_t)(n + 1) * sizeof sp[0]);
+    double noise = HYT_PROBE_NOISE_MULT * hyt_probe_median(sp, n + 1);
+    p->guard = noise > p->min_gain ? noise : p->min_gain;
     if (p->phase == HYT_PROBE_HINT) {
         if (beats_best(p, t)) {
             p->best_k = k;
@@ -391,11 +406,17 @@ double hyt_probe_global(const double *local, int nranks, int n, double *work)
     return hyt_probe_median(work, n);
 }
 
-double hyt_probe_window_time(double *g, int n, int ends)
+double hyt_probe_window_time(double *g, int n, int ends, double *spread)
 {
     for (int i = n - 1; ends && i > 0; i--)
         g[i] -= g[i - 1];
-    return hyt_probe_median(g, n);
+    double m = hyt_probe_median(g, n);
+    if (spread) {
+        for (int i = 0; i < n; i++)
+            g[i] = fabs(g[i] - m);
+        *spread = m > 0 ? hyt_probe_median(g, n) / m : 0;
+    }
+    return m;
 }
 
 int hyt_probe_drifted(double settled_t, double now_t, double factor)

@@ -20,6 +20,7 @@ typedef enum {
 typedef struct hyt_probe {
     int k_min, k_max;   /* k never leaves [k_min, k_max] */
     double min_gain;    /* a radix must be this much faster (relative) to be taken */
+    double guard;       /* the gain in force: min_gain, or more on noisy windows */
     int max_windows;    /* measurement budget, the start window included */
     int windows;        /* measurements fed so far */
     hyt_probe_phase_t phase;
@@ -43,7 +44,8 @@ typedef struct hyt_probe {
      * step lost by at most BUMP): a regime doubling does not reach. */
     int round_k;
     int ntested;
-    int tested[16];    /* radixes measured (the first 16) */
+    int tested[16];    /* radixes measured (the first 15, then the latest) */
+    double spread[16]; /* their windows' relative spreads */
 } hyt_probe_t;
 
 /* Start probing at k0 (clamped into [k_min, k_max]).  The first window
@@ -57,6 +59,15 @@ void hyt_probe_round_hint(hyt_probe_t *p, int k_round);
 /* Feed the global time of the window run at p->k_next; returns the radix
  * for the next window (the settled radix when p->phase is SETTLED). */
 int hyt_probe_feed(hyt_probe_t *p, double t);
+/* The same with the window's relative spread s (hyt_probe_window_time).
+ * The key's noise is the median spread of its windows so far (one window's
+ * spread, from a few calls, is itself noisy); while it exceeds min_gain /
+ * HYT_PROBE_NOISE_MULT, a radix must win (and a neighbour counts as level)
+ * by HYT_PROBE_NOISE_MULT x that noise instead of min_gain, so noise does
+ * not move the search.  Windows without noise (s = 0) give the plain
+ * hyt_probe_feed. */
+#define HYT_PROBE_NOISE_MULT 1.5
+int hyt_probe_feed_noisy(hyt_probe_t *p, double t, double s);
 static inline int hyt_probe_settled(const hyt_probe_t *p)
 {
     return p->phase == HYT_PROBE_SETTLED;
@@ -76,8 +87,10 @@ double hyt_probe_global(const double *local, int nranks, int n, double *work);
  * median, or with ends != 0 (rooted collectives, whose g[i] is when call i
  * ended everywhere, counted from the window's common start) the median of
  * the increments g[0], g[1] - g[0], ...: the per-call time of a pipelined
- * loop. */
-double hyt_probe_window_time(double *g, int n, int ends);
+ * loop.  If spread is not NULL it receives the relative median absolute
+ * deviation of those values (one outlier of three, e.g. a loop's fill in
+ * its first increment, leaves it at 0). */
+double hyt_probe_window_time(double *g, int n, int ends, double *spread);
 /* Has a settled key drifted: window time now_t clearly above settled_t? */
 int hyt_probe_drifted(double settled_t, double now_t, double factor);
 /* HYTUNE_DRIFT_INTERVAL=auto: calls between drift checks of a settled key
