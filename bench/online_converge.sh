@@ -4,7 +4,8 @@
 # CALLS: calls per key in the hybrid and oracle loops (default 1000);
 #   CALLS:PART also gives both totals over the first PART calls (read inside
 #   the same loops), e.g. 10000:1000.
-# ONLINE_CASES: lines "collective algorithm bytes..." (default: see below).
+# ONLINE_CASES: cases "collective algorithm bytes...", one per line or
+#   separated by "/" (default: see below).
 # SCALES: "RANKS:PLATFORM:PPN ..." (default "64:fattree-64:8 256:fattree-64:4").
 # -o DIR: keep the CSV (DIR/converge.csv), the summary (DIR/summary.txt), the
 #   statistics reports with every key's probe sequence (DIR/stats-P-PLATFORM-COLL-ALG)
@@ -52,6 +53,7 @@ bcast kring 16384 65536
 allgather recmult 8 1024
 allgather kring 1024 16384
 reduce knomial 8 1024 65536"}
+cases=$(printf '%s\n' "$cases" | tr '/' '\n')
 
 {
 echo "p,coll,alg,bytes,start_k,best_k,best_us,settled_k,settled_us,gap_pct,calls_after_hot,probing_calls,hybrid_us,oracle_us,overhead_pct,part_calls,hybrid_part_us,oracle_part_us,overhead_part_pct,platform"

@@ -198,6 +198,17 @@ int main(int argc, char **argv)
     const char *colon = strchr(argv[3], ':');
     if (colon)
         part = atoi(colon + 1);
+    for (int i = 4; i < argc; i++) {
+        char *end;
+        unsigned long long b = strtoull(argv[i], &end, 10);
+        if (end == argv[i] || *end || b == 0) {
+            if (rank == 0)
+                fprintf(stderr, "online_driver: BYTES must be a positive number, not \"%s\" "
+                                "(one case per line or separated by / in ONLINE_CASES)\n", argv[i]);
+            MPI_Finalize();
+            return 2;
+        }
+    }
     for (int i = 4; i < argc; i++)
         one_size((hyt_coll_t)c, alg, calls, part, (size_t)strtoull(argv[i], NULL, 10));
     MPI_Finalize();
