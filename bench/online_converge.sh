@@ -72,7 +72,8 @@ for sc in $scales; do
         t0=$(date +%s)
         # shellcheck disable=SC2086
         HYTUNE_STATS=$keep/stats-$np-$pname-$coll-$alg HYTUNE_TABLE=$tmp/table.json \
-            smpi_run "$np" "$plat" "$tmp/hf" "$drv" "$coll" "$alg" "$calls" $sizes | sed "s/\$/,$pname/"
+            smpi_run "$np" "$plat" "$tmp/hf" "$drv" "$coll" "$alg" "$calls" $sizes |
+            awk -v p="$pname" '/^[0-9]+,/ { print $0 "," p; next } { print > "/dev/stderr" }'   # rows only
         echo "$np,$pname,$coll,$alg,$(($(date +%s) - t0))" >>"$keep/wall.csv"
     done
 done
@@ -84,7 +85,7 @@ done
     awk -F, '$1 ~ /^[0-9]+$/ {
         p = $1 " " $20; n[p]++; if ($8 > 0) s[p]++
         if ($11 > mx[p]) mx[p] = $11; sum[p] += $11
-        if ($10 <= 3.0) ok[p]++
+        if ($8 > 0 && $10 <= 3.0) ok[p]++   # settled, and near the best
         hy[p] += $13; or[p] += $14
         if ($16 != "") { part[p] = $16; hyp[p] += $17; orp[p] += $18 }
     } END {
