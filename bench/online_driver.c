@@ -198,6 +198,7 @@ int main(int argc, char **argv)
     const char *colon = strchr(argv[3], ':');
     if (colon)
         part = atoi(colon + 1);
+    size_t bytes[argc];
     for (int i = 4; i < argc; i++) {
         char *end;
         unsigned long long b = strtoull(argv[i], &end, 10);
@@ -208,9 +209,10 @@ int main(int argc, char **argv)
             MPI_Finalize();
             return 2;
         }
+        bytes[i] = (size_t)b;
     }
     for (int i = 4; i < argc; i++)
-        one_size((hyt_coll_t)c, alg, calls, part, (size_t)strtoull(argv[i], NULL, 10));
+        one_size((hyt_coll_t)c, alg, calls, part, bytes[i]);
     MPI_Finalize();
     return 0;
 }

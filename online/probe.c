@@ -343,13 +343,15 @@ int hyt_probe_feed_noisy(hyt_probe_t *p, double t, double s)
         return p->best_k;
     int k = p->k_next;
     p->windows++;
-    int n = p->ntested < 16 ? p->ntested : 15; /* the 16th and later share a slot */
-    p->tested[n] = k;
-    p->spread[n] = s > 0 ? s : 0;
+    if (p->ntested < 16) {
+        p->tested[p->ntested] = k;
+        p->spread[p->ntested] = s > 0 ? s : 0;
+    }
     p->ntested++;
+    int n = p->ntested < 16 ? p->ntested : 16;
     double sp[16];
-    memcpy(sp, p->spread, (size_t)(n + 1) * sizeof sp[0]);
-    double noise = HYT_PROBE_NOISE_MULT * hyt_probe_median(sp, n + 1);
+    memcpy(sp, p->spread, (size_t)n * sizeof sp[0]);
+    double noise = HYT_PROBE_NOISE_MULT * hyt_probe_median(sp, n);
     p->guard = noise > p->min_gain ? noise : p->min_gain;
     if (p->phase == HYT_PROBE_HINT) {
         if (beats_best(p, t)) {

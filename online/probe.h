@@ -44,7 +44,7 @@ typedef struct hyt_probe {
      * step lost by at most BUMP): a regime doubling does not reach. */
     int round_k;
     int ntested;
-    int tested[16];    /* radixes measured (the first 15, then the latest) */
+    int tested[16];    /* radixes measured (the first 16) */
     double spread[16]; /* their windows' relative spreads */
 } hyt_probe_t;
 
