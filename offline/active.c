@@ -53,6 +53,7 @@ void hyt_al_opts_default(hyt_al_opts_t *o)
     o->threshold = 0.02; /* decision mode; measured on the oracle in docs/tuner.md */
     o->patience = 3;
     o->random = 0;
+    o->cut = 1.25;
     o->select = HYT_AL_SELECT_DECISION;
     o->seed = 1;
     hyt_forest_opts_default(&o->forest);
@@ -485,28 +486,44 @@ int hyt_al_update(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us,
     return a->converged;
 }
 
+double hyt_al_cut_us(const hyt_al_t *a, const hyt_al_point_t *p)
+{
+    int i = grid_index(a, p);
+    if (a->o.cut <= 0 || i < 0)
+        return INFINITY;
+    double inc = INFINITY;
+    for (int q = a->gstart[a->gid[i]]; q < a->gstart[a->gid[i] + 1]; q++)
+        if (a->nmeas[a->order[q]])
+            inc = fmin(inc, a->meas[a->order[q]]);
+    return a->o.cut * exp(inc);
+}
+
 int hyt_al_step(hyt_al_t *a, hyt_al_measure_fn measure, void *ctx)
 {
     int max = a->o.batch > a->o.init_points ? a->o.batch : a->o.init_points;
     hyt_al_point_t *pts = malloc((size_t)max * sizeof *pts);
     double *t = malloc((size_t)max * sizeof *t), *c = malloc((size_t)max * sizeof *c);
+    double *cut = malloc((size_t)max * sizeof *cut);
     int rc = -1;
-    if (!pts || !t || !c)
+    if (!pts || !t || !c || !cut)
         goto out;
     int n = hyt_al_next(a, pts, max);
     if (n == 0) {
         rc = 2;
         goto out;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         c[i] = 0;
-    if (measure(ctx, pts, n, t, c) != 0)
+        cut[i] = hyt_al_cut_us(a, &pts[i]);
+    }
+    if (measure(ctx, pts, n, cut, t, c) != 0)
         goto out;
     rc = hyt_al_update(a, pts, t, c, n);
 out:
     free(pts);
     free(t);
     free(c);
+    free(cut);
     return rc;
 }
 

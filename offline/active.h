@@ -19,9 +19,11 @@ typedef struct hyt_al_point {
 
 /* Measure n points: time_us[i] (the benchmark's answer, > 0; < 0: the
  * benchmark failed) and cost_s[i] (seconds the benchmark of that point took).
- * Returns 0, or -1 to stop. */
-typedef int (*hyt_al_measure_fn)(void *ctx, const hyt_al_point_t *pts, int n, double *time_us,
-                                 double *cost_s);
+ * cut_us[i] (hyt_al_cut_us): a point whose first timed repetition is slower
+ * may be recorded with that one time instead of repeated.  Returns 0, or -1
+ * to stop. */
+typedef int (*hyt_al_measure_fn)(void *ctx, const hyt_al_point_t *pts, int n,
+                                 const double *cut_us, double *time_us, double *cost_s);
 
 /* How the next points are chosen once a model exists. */
 typedef enum {
@@ -44,6 +46,7 @@ typedef struct hyt_al_opts {
                          * this; default 0.02 */
     int patience;       /* ... this many iterations in a row; default 3 */
     int random;         /* 1: pick points at random (the baseline), not by the model */
+    double cut;         /* racing: see hyt_al_cut_us; 0: never cut; default 1.25 */
     hyt_al_select_t select; /* default HYT_AL_SELECT_DECISION */
     uint64_t seed;      /* default 1 */
     hyt_forest_opts_t forest;
@@ -74,6 +77,13 @@ int hyt_al_update(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us,
 int hyt_al_step(hyt_al_t *a, hyt_al_measure_fn measure, void *ctx);
 
 #define HYT_AL_FAILED_US 1e30
+
+/* Racing: a point slower than cut x the best measured time of its group
+ * (same shape and size) cannot be that group's choice, so one timed
+ * repetition is enough to know it; the harness records it after that one.
+ * Returns that time in us; INFINITY when the option is 0, the point is off
+ * the grid (a non-power-of-two size) or its group has no measurement. */
+double hyt_al_cut_us(const hyt_al_t *a, const hyt_al_point_t *p);
 
 /* Predicted time (us) of any points (sizes need not be on the grid); a grid
  * point that was measured answers its measurement (mean of repeats). */

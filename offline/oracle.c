@@ -190,13 +190,14 @@ static double lookup(view_t *v, const hyt_al_point_t *p)
     return exp((1 - w) * log(tlo) + w * log(thi));
 }
 
-static int measure(void *ctx, const hyt_al_point_t *pts, int n, double *us, double *cost)
+static int measure(void *ctx, const hyt_al_point_t *pts, int n, const double *cut, double *us,
+                   double *cost)
 {
     view_t *v = ctx;
     for (int i = 0; i < n; i++) {
         double t = lookup(v, &pts[i]);
         us[i] = isnan(t) ? -1 : t; /* not in the sweep: a failed benchmark */
-        cost[i] = isnan(t) ? 0 : t * 1e-6 * HYT_ORACLE_CALLS;
+        cost[i] = isnan(t) ? 0 : t * 1e-6 * (t > cut[i] ? HYT_ORACLE_CUT_CALLS : HYT_ORACLE_CALLS);
     }
     return 0;
 }

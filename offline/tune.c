@@ -15,7 +15,9 @@
  * over ranks; stops after HYT_BENCH_MIN_REPS once the point's time budget is
  * spent (or HYT_BENCH_MAX_REPS); the answer is the median of those maxima.  A
  * point whose first call exceeds the budget is recorded as slow without
- * repetitions.  Every stop test uses reduced values, so all ranks agree. */
+ * repetitions, and so is one whose first timed repetition is slower than its
+ * cut (racing, hyt_al_cut_us: it cannot be its group's choice).  Every stop
+ * test uses reduced values, so all ranks agree. */
 #include "offline/tune.h"
 #include "offline/active.h"
 #include "offline/mpich.h"
@@ -42,6 +44,7 @@ typedef struct tune_opts {
     const char *inject_fail;  /* --inject-fail(-once) LABEL: testing aid */
     int inject_attempts;      /* attempts of that candidate that fail (1 or 2) */
     double timeout, point_budget, threshold;
+    double cut;               /* --cut RATIO: racing (0: never cut) */
     uint64_t seed;
     int batch, exhaustive, no_mpich;
     int k_max;                /* --k-max: largest radix of any candidate (0: no cap) */
@@ -63,6 +66,9 @@ static void usage(FILE *f)
             "  --batch N          points per iteration (default 8)\n"
             "  --threshold X      convergence: expected gain left in the average log\n"
             "                     slowdown below X for 3 iterations (default 0.02)\n"
+            "  --cut RATIO        racing: a point whose first timed repetition is slower\n"
+            "                     than RATIO x the best measured time at its shape and size\n"
+            "                     is recorded after that one (default 1.25; 0: never)\n"
             "  --seed N           seed of every random choice (default 1)\n"
             "  --dump FILE        also write every measurement as oracle CSV\n"
             "  --exhaustive       measure every grid point (with --dump: an oracle)\n"
@@ -142,6 +148,7 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
     o->timeout = 600;
     o->point_budget = 0.05;
     o->threshold = 0.02;
+    o->cut = 1.25;
     o->seed = 1;
     o->batch = 8;
     o->colls[0] = HYT_COLL_ALLREDUCE;
@@ -209,6 +216,14 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             }
             *(!strcmp(a, "--timeout") ? &o->timeout
               : !strcmp(a, "--point-budget") ? &o->point_budget : &o->threshold) = d;
+        } else if (!strcmp(a, "--cut")) {
+            double d = strtod(v, &end);
+            if (end == v || *end || !(d == 0 || (d >= 1 && d <= 1000))) {
+                snprintf(err, len, "--cut %s: give a ratio >= 1 (e.g. 1.5), or 0 to repeat "
+                         "every point", v);
+                return -1;
+            }
+            o->cut = d;
         } else if (!strcmp(a, "--forest-depth") || !strcmp(a, "--forest-min-leaf") ||
                    !strcmp(a, "--forest-trees")) {
             long n = strtol(v, &end, 10);
@@ -269,6 +284,7 @@ static void al_opts(const tune_opts_t *t, uint64_t gran, hyt_al_opts_t *o)
     o->batch = t->batch;
     o->init_points = 2 * t->batch;
     o->threshold = t->threshold;
+    o->cut = t->exhaustive ? 0 : t->cut; /* an oracle needs every point's median */
     o->seed = t->seed;
     o->forest.seed = t->seed;
     if (t->forest_depth)
@@ -594,10 +610,12 @@ static double timed_call(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, int att
     return mn < 0 ? -1 : mx;
 }
 
-/* One attempt at a point: its time in us, or -1 if a call failed. */
+/* One attempt at a point: its time in us, or -1 if a call failed; *cut: it
+ * was recorded after one repetition, slower than cut_us. */
 static double bench_attempt(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, double budget,
-                            int attempt)
+                            double cut_us, int attempt, int *cut)
 {
+    *cut = 0;
     double reps[HYT_BENCH_MAX_REPS];
     double first = timed_call(a, cd, comm, attempt);
     if (first < 0 || first > budget) /* too slow to repeat: recorded as measured once */
@@ -613,14 +631,20 @@ static double bench_attempt(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, doub
             return -1;
         reps[n++] = t;
         spent += t;
+        if (n == 1 && t * 1e6 > cut_us) { /* racing: a loser, known from one repetition */
+            *cut = 1;
+            break;
+        }
     }
     return median(reps, n) * 1e6;
 }
 
 /* A point's time in us: a failed attempt is retried once; -1 (failed, to be
- * skipped) if the retry fails too.  *tries: attempts made. */
+ * skipped) if the retry fails too.  *tries: attempts made; *cut: 1 if the
+ * answer is one repetition slower than cut_us. */
 static void bench_point(const hyt_al_point_t *pt, const cand_t *cd, MPI_Comm comm, double budget,
-                        bufs_t *b, double *us, double *cost, double *tries)
+                        double cut_us, bufs_t *b, double *us, double *cost, double *tries,
+                        double *cut)
 {
     int p;
     PMPI_Comm_size(comm, &p);
@@ -630,16 +654,18 @@ static void bench_point(const hyt_al_point_t *pt, const cand_t *cd, MPI_Comm com
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm); /* buffers on every rank, or none */
     *us = -1;
     *tries = 0;
+    int was_cut = 0;
     if (all) {
         a.comm = comm;
         /* MPICH refusing a set algorithm (MPIR_CVAR_COLLECTIVE_FALLBACK=error)
          * returns an error on every rank: a failed attempt, not an abort */
         PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
         for (int attempt = 0; attempt < 2 && *us < 0; attempt++) {
-            *us = bench_attempt(&a, cd, comm, budget, attempt);
+            *us = bench_attempt(&a, cd, comm, budget, cut_us, attempt, &was_cut);
             *tries = attempt + 1;
         }
     }
+    *cut = was_cut;
     *cost = PMPI_Wtime() - start;
 }
 
@@ -647,11 +673,12 @@ static void bench_point(const hyt_al_point_t *pt, const cand_t *cd, MPI_Comm com
 typedef struct round_pt {
     hyt_al_point_t pt;
     int first;
+    double cut_us; /* hyt_al_cut_us of the point */
 } round_pt_t;
 
 /* Rank 0: split a batch into rounds of node-disjoint points. */
-static int plan_rounds(const job_t *j, const hyt_al_point_t *pts, int n, round_pt_t *out,
-                       int *round_end)
+static int plan_rounds(const job_t *j, const hyt_al_t *al, const hyt_al_point_t *pts, int n,
+                       round_pt_t *out, int *round_end)
 {
     int nr = 0, used = 0, k = 0;
     for (int i = 0; i < n; i++) {
@@ -667,6 +694,7 @@ static int plan_rounds(const job_t *j, const hyt_al_point_t *pts, int n, round_p
             start = 0;
         }
         out[k].pt = pts[i];
+        out[k].cut_us = hyt_al_cut_us(al, &pts[i]);
         out[k++].first = start;
         used = start + pts[i].nodes;
     }
@@ -745,7 +773,7 @@ static void sub_cache_free(void)
 
 /* All ranks: run one round (broadcast from rank 0), results reduced to rank 0. */
 static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t *rp, int n, double budget,
-                     bufs_t *b, double *us, double *cost, int *tries)
+                     bufs_t *b, double *us, double *cost, int *tries, int *cut)
 {
     PMPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (n <= 0)
@@ -758,9 +786,9 @@ static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t 
             color = i;
     int owned;
     MPI_Comm sub = sub_get(rp, n, color, pos * j->ppn + j->my_local, &owned);
-    /* per point: time, cost, attempts, failed (reduced with MAX: the point's
-     * ranks agree, the others contribute 0) */
-    double *mine = calloc((size_t)4 * n, sizeof *mine), *all = calloc((size_t)4 * n, sizeof *all);
+    /* per point: time, cost, attempts, failed, cut (reduced with MAX: the
+     * point's ranks agree, the others contribute 0) */
+    double *mine = calloc((size_t)5 * n, sizeof *mine), *all = calloc((size_t)5 * n, sizeof *all);
     if (!mine || !all)
         PMPI_Abort(MPI_COMM_WORLD, 2);
     if (color != MPI_UNDEFINED) {
@@ -769,18 +797,20 @@ static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t 
         if (!cd) /* cannot happen: rank 0 chose from the same list */
             PMPI_Abort(MPI_COMM_WORLD, 2);
         double t;
-        bench_point(&r->pt, cd, sub, budget, b, &t, &mine[n + color], &mine[2 * n + color]);
+        bench_point(&r->pt, cd, sub, budget, r->cut_us, b, &t, &mine[n + color],
+                    &mine[2 * n + color], &mine[4 * n + color]);
         mine[color] = t < 0 ? 0 : t;
         mine[3 * n + color] = t < 0;
     }
     if (owned && sub != MPI_COMM_NULL)
         PMPI_Comm_free(&sub);
-    PMPI_Reduce(mine, all, 4 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(mine, all, 5 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (hyt_world_rank == 0)
         for (int i = 0; i < n; i++) {
             us[i] = all[3 * n + i] > 0 ? -1 : all[i];
             cost[i] = all[n + i];
             tries[i] = (int)all[2 * n + i];
+            cut[i] = all[4 * n + i] > 0;
         }
     free(mine);
     free(all);
@@ -795,6 +825,7 @@ typedef struct coll_state {
     int ngrid;
     hyt_al_t *al;
     int retried;        /* points that failed once and succeeded on the retry */
+    int cut;            /* points recorded after one repetition (racing) */
 } coll_state_t;
 
 /* Rank 0: say which points needed their retry, and which failed twice. */
@@ -863,7 +894,7 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
     round_pt_t rp[1024];
     int round_end[1024];
     double us[1024], cost[1024];
-    int tries[1024];
+    int tries[1024], cut[1024];
     double t0 = PMPI_Wtime();
     int max = 2 * t->batch; /* the initial random points come in one batch */
     if (max > 1024)
@@ -873,16 +904,18 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
         int n = iter == 0 || PMPI_Wtime() < deadline ? hyt_al_next(cs->al, pts, max) : 0;
         if (n == 0)
             break;
-        int nr = plan_rounds(j, pts, n, rp, round_end), done = 0;
+        int nr = plan_rounds(j, cs->al, pts, n, rp, round_end), done = 0;
         for (int r = 0; r < nr; r++) {
             int m = round_end[r] - done;
             run_round(j, cs->cands, cs->ncand, rp + done, m, t->point_budget, b, us + done, cost + done,
-                      tries + done);
+                      tries + done, cut + done);
             done = round_end[r];
         }
         for (int i = 0; i < n; i++)
             pts[i] = rp[i].pt; /* same order as planned */
         report_faults(cs, pts, us, tries, n);
+        for (int i = 0; i < n; i++)
+            cs->cut += cut[i];
         dump_batch(dump, cs, pts, us, n);
         int rc = hyt_al_update(cs->al, pts, us, cost, n);
         progress(cs, t0, deadline);
@@ -897,7 +930,7 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
 static void tune_coll_follow(const job_t *j, coll_state_t *cs, double budget, bufs_t *b)
 {
     round_pt_t rp[1024];
-    while (run_round(j, cs->cands, cs->ncand, rp, 0, budget, b, NULL, NULL, NULL) > 0)
+    while (run_round(j, cs->cands, cs->ncand, rp, 0, budget, b, NULL, NULL, NULL, NULL) > 0)
         ;
 }
 
@@ -1114,7 +1147,7 @@ static int mpi_main(const tune_opts_t *t)
     if (rank == 0 && rc == 0 && cs && write_table(t, &j, cs, t->ncolls) != 0)
         rc = 1;
     if (rank == 0 && rc == 0 && cs) { /* the whole run, for scripts (bench/tune_scale.sh) */
-        int iters = 0, points = 0, failed = 0, retried = 0;
+        int iters = 0, points = 0, failed = 0, retried = 0, ncut = 0;
         double bench_s = 0;
         for (int i = 0; i < t->ncolls; i++) {
             hyt_al_status_t st;
@@ -1124,10 +1157,11 @@ static int mpi_main(const tune_opts_t *t)
             bench_s += st.cost_s;
             failed += st.failed;
             retried += cs[i].retried;
+            ncut += cs[i].cut;
         }
         fprintf(stderr, "tune: done: %d collectives, %d iterations, %d points, benchmark %.6f s, "
-                "elapsed %.6f s (MPI_Wtime), %d retried, %d failed\n", t->ncolls, iters,
-                points, bench_s, PMPI_Wtime() - start, retried, failed);
+                "elapsed %.6f s (MPI_Wtime), %d retried, %d failed, %d cut\n", t->ncolls, iters,
+                points, bench_s, PMPI_Wtime() - start, retried, failed, ncut);
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     for (int i = 0; cs && i < t->ncolls; i++) {

@@ -26,12 +26,13 @@ static double model(const hyt_al_point_t *p)
     }
 }
 
-static int measure(void *ctx, const hyt_al_point_t *pts, int n, double *us, double *cost)
+static int measure(void *ctx, const hyt_al_point_t *pts, int n, const double *cut, double *us,
+                   double *cost)
 {
     int *calls = ctx;
     for (int i = 0; i < n; i++) {
         us[i] = model(&pts[i]);
-        cost[i] = 12e-6 * us[i];
+        cost[i] = (us[i] > cut[i] ? 3e-6 : 12e-6) * us[i];
         calls[0]++;
         calls[1] += (pts[i].bytes & (pts[i].bytes - 1)) != 0; /* not a power of two */
     }
@@ -255,9 +256,11 @@ static void test_table(void)
 
 /* A failed benchmark (negative time): no training row, never chosen again,
  * predicted HYT_AL_FAILED_US within a factor of two of its size only. */
-static int measure_failing(void *ctx, const hyt_al_point_t *pts, int n, double *us, double *cost)
+static int measure_failing(void *ctx, const hyt_al_point_t *pts, int n, const double *cut,
+                           double *us, double *cost)
 {
     int *failed = ctx;
+    (void)cut;
     for (int i = 0; i < n; i++) {
         int fail = pts[i].alg == 0 && pts[i].nodes == 2 && pts[i].ppn == 2 && pts[i].bytes == 1024;
         us[i] = fail ? -1 : model(&pts[i]);
@@ -324,9 +327,65 @@ static void test_failed_points(void)
     hyt_al_free(a);
 }
 
+/* Racing: the cut is cut x the best measured time of the point's own group
+ * (shape and size), and infinite without a measurement there, off the grid
+ * or with the option 0.  With the model's exact times the cut changes no
+ * choice, only the cost: the same run costs less and measures the same. */
+static void test_cut(void)
+{
+    static hyt_al_point_t grid[4 * 3 * 15 * NCAND];
+    int ng = make_grid(grid);
+    hyt_al_opts_t o;
+    hyt_al_opts_default(&o);
+    o.bytes_gran = 4;
+    CHECK(o.cut == 1.25, "default cut %g", o.cut);
+    hyt_al_t *a = hyt_al_new(grid, ng, &o);
+    CHECK(a != NULL, "al_new");
+    hyt_al_point_t p = grid[0], q = grid[0], other = grid[0];
+    q.alg = (p.alg + 1) % NCAND;
+    q.k = q.alg == 2 ? 2 : 0;
+    other.bytes *= 2;
+    CHECK(isinf(hyt_al_cut_us(a, &p)), "cut before any measurement");
+    double t[2] = {20, 8};
+    hyt_al_point_t two[2] = {p, q};
+    hyt_al_add(a, two, t, 2);
+    double c = hyt_al_cut_us(a, &p);
+    CHECK(fabs(c - 10) < 1e-9, "cut %g, want 1.25 x 8", c);
+    CHECK(isinf(hyt_al_cut_us(a, &other)), "cut %g at another size", hyt_al_cut_us(a, &other));
+    hyt_al_point_t off = p;
+    off.bytes = 3 * p.bytes;
+    CHECK(isinf(hyt_al_cut_us(a, &off)), "cut off the grid");
+    hyt_al_free(a);
+    o.cut = 0;
+    a = hyt_al_new(grid, ng, &o);
+    hyt_al_add(a, two, t, 2);
+    CHECK(isinf(hyt_al_cut_us(a, &p)), "cut with the option 0");
+    hyt_al_free(a);
+
+    hyt_al_t *run[2];
+    hyt_al_status_t st[2];
+    for (int r = 0; r < 2; r++) {
+        o.cut = r ? 1.25 : 0;
+        run[r] = hyt_al_new(grid, ng, &o);
+        int calls[2] = {0, 0};
+        for (int i = 0; i < 30; i++)
+            hyt_al_step(run[r], measure, calls);
+        hyt_al_status(run[r], &st[r]);
+    }
+    printf("cut: 30 iterations cost %.6f s with cut 1.25, %.6f s without\n", st[1].cost_s,
+           st[0].cost_s);
+    CHECK(st[1].points == st[0].points && st[1].cumvar == st[0].cumvar,
+          "the cut changed the points measured");
+    CHECK(st[1].cost_s < st[0].cost_s, "cost %g with the cut, %g without (nothing cut)", st[1].cost_s,
+          st[0].cost_s);
+    hyt_al_free(run[0]);
+    hyt_al_free(run[1]);
+}
+
 int main(void)
 {
     test_active();
+    test_cut();
     test_failed_points();
     test_rules_exact();
     test_midpoint();
