@@ -91,6 +91,7 @@ typedef struct view {
     int nshape;
     double *t; /* [shape][64][cand], NAN if missing */
     double exhaustive_s;
+    int ncut;         /* points of the current run cut after one repetition */
 } view_t;
 
 static double *cell(view_t *v, int s, int lg, int c)
@@ -198,6 +199,7 @@ static int measure(void *ctx, const hyt_al_point_t *pts, int n, const double *cu
         double t = lookup(v, &pts[i]);
         us[i] = isnan(t) ? -1 : t; /* not in the sweep: a failed benchmark */
         cost[i] = isnan(t) ? 0 : t * 1e-6 * (t > cut[i] ? HYT_ORACLE_CUT_CALLS : HYT_ORACLE_CALLS);
+        v->ncut += t > cut[i];
     }
     return 0;
 }
@@ -279,6 +281,7 @@ static int run(view_t *v, const char *coll, const hyt_al_opts_t *opts, const cha
     if (!al)
         return -1;
     int rc = 0;
+    v->ncut = 0;
     for (;;) {
         rc = hyt_al_step(al, measure, v);
         if (rc < 0 || rc == 2)
@@ -324,15 +327,16 @@ int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_op
     double budget = max_cost_s > 0 ? max_cost_s : 1e300;
     if (run(v, coll, opts, "tuner", g, ng, pred, budget, out, &mt, &st) != 0)
         goto out;
+    int tcut = v->ncut;
     hyt_al_opts_t ro = *opts;
     ro.random = 1;
     if (run(v, coll, &ro, "random", g, ng, pred, st.cost_s, out, &mr, &sr) != 0)
         goto out;
     fprintf(out, "summary %s: tuner %d points %.3f s (%.1f%% of exhaustive) slowdown %.4f "
             "mistakes %.1f%% R2 %.3f | random %d points %.3f s slowdown %.4f mistakes %.1f%% "
-            "R2 %.3f\n", coll, st.points, st.cost_s, 100 * st.cost_s / v->exhaustive_s,
+            "R2 %.3f | cut after one repetition: tuner %d, random %d points\n", coll, st.points, st.cost_s, 100 * st.cost_s / v->exhaustive_s,
             mt.slowdown, 100 * mt.mistakes, mt.r2, sr.points, sr.cost_s, mr.slowdown,
-            100 * mr.mistakes, mr.r2);
+            100 * mr.mistakes, mr.r2, tcut, v->ncut);
     rc = 0;
 out:
     free(g);
