@@ -98,13 +98,21 @@ static double slowdown(const hyt_al_t *a, int *mistakes, int *cases)
     return sum / *cases;
 }
 
+/* The model's whole grid and the default options for it (MPI_INT sizes). */
+static int setup(hyt_al_point_t **grid, hyt_al_opts_t *o)
+{
+    static hyt_al_point_t g[4 * 3 * 15 * NCAND];
+    hyt_al_opts_default(o);
+    o->bytes_gran = 4;
+    *grid = g;
+    return make_grid(g);
+}
+
 static void test_active(void)
 {
-    static hyt_al_point_t grid[4 * 3 * 15 * NCAND];
-    int ng = make_grid(grid);
+    hyt_al_point_t *grid;
     hyt_al_opts_t o;
-    hyt_al_opts_default(&o);
-    o.bytes_gran = 4;
+    int ng = setup(&grid, &o);
     if (getenv("VAR")) o.forest.var = (hyt_forest_var_t)atoi(getenv("VAR"));
     hyt_al_t *a = hyt_al_new(grid, ng, &o);
     CHECK(a != NULL, "al_new");
@@ -333,11 +341,9 @@ static void test_failed_points(void)
  * choice, only the cost: the same run costs less and measures the same. */
 static void test_cut(void)
 {
-    static hyt_al_point_t grid[4 * 3 * 15 * NCAND];
-    int ng = make_grid(grid);
+    hyt_al_point_t *grid;
     hyt_al_opts_t o;
-    hyt_al_opts_default(&o);
-    o.bytes_gran = 4;
+    int ng = setup(&grid, &o);
     CHECK(o.cut == 1.25, "default cut %g", o.cut);
     hyt_al_t *a = hyt_al_new(grid, ng, &o);
     CHECK(a != NULL, "al_new");
