@@ -19,8 +19,8 @@ typedef struct hyt_al_point {
 
 /* Measure n points: time_us[i] (the benchmark's answer, > 0; < 0: the
  * benchmark failed) and cost_s[i] (seconds the benchmark of that point took).
- * cut_us[i] (hyt_al_cut_us): a point whose first timed repetition is slower
- * may be recorded with that one time instead of repeated.  Returns 0, or -1
+ * cut_us[i] (hyt_al_cut_us): a point whose second call is slower may be
+ * recorded with that one time instead of repeated.  Returns 0, or -1
  * to stop. */
 typedef int (*hyt_al_measure_fn)(void *ctx, const hyt_al_point_t *pts, int n,
                                  const double *cut_us, double *time_us, double *cost_s);
@@ -79,8 +79,8 @@ int hyt_al_step(hyt_al_t *a, hyt_al_measure_fn measure, void *ctx);
 #define HYT_AL_FAILED_US 1e30
 
 /* Racing: a point slower than cut x the best measured time of its group
- * (same shape and size) cannot be that group's choice, so one timed
- * repetition is enough to know it; the harness records it after that one.
+ * (same shape and size) cannot be that group's choice, so one warm call is
+ * enough to know it; the harness records it after its second call.
  * Returns that time in us; INFINITY when the option is 0, the point is off
  * the grid (a non-power-of-two size) or its group has no measurement. */
 double hyt_al_cut_us(const hyt_al_t *a, const hyt_al_point_t *p);

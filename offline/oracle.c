@@ -91,7 +91,7 @@ typedef struct view {
     int nshape;
     double *t; /* [shape][64][cand], NAN if missing */
     double exhaustive_s;
-    int ncut;         /* points of the current run cut after one repetition */
+    int ncut;         /* points of the current run cut after their second call */
 } view_t;
 
 static double *cell(view_t *v, int s, int lg, int c)
@@ -334,7 +334,7 @@ int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_op
         goto out;
     fprintf(out, "summary %s: tuner %d points %.3f s (%.1f%% of exhaustive) slowdown %.4f "
             "mistakes %.1f%% R2 %.3f | random %d points %.3f s slowdown %.4f mistakes %.1f%% "
-            "R2 %.3f | cut after one repetition: tuner %d, random %d points\n", coll, st.points, st.cost_s, 100 * st.cost_s / v->exhaustive_s,
+            "R2 %.3f | cut after two calls: tuner %d, random %d points\n", coll, st.points, st.cost_s, 100 * st.cost_s / v->exhaustive_s,
             mt.slowdown, 100 * mt.mistakes, mt.r2, sr.points, sr.cost_s, mr.slowdown,
             100 * mr.mistakes, mr.r2, tcut, v->ncut);
     rc = 0;

@@ -15,9 +15,8 @@
 /* Benchmark cost model of one point in simulation: warm-up plus repetitions
  * of the collective (the harness's defaults). */
 #define HYT_ORACLE_CALLS 12
-/* ... of a point cut after its first timed repetition (hyt_al_cut_us):
- * warm-up plus that one */
-#define HYT_ORACLE_CUT_CALLS 3
+/* ... of a point cut after its second call (racing, hyt_al_cut_us) */
+#define HYT_ORACLE_CUT_CALLS 2
 
 typedef struct hyt_oracle_row {
     char coll[32];

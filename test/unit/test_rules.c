@@ -32,7 +32,7 @@ static int measure(void *ctx, const hyt_al_point_t *pts, int n, const double *cu
     int *calls = ctx;
     for (int i = 0; i < n; i++) {
         us[i] = model(&pts[i]);
-        cost[i] = (us[i] > cut[i] ? 3e-6 : 12e-6) * us[i];
+        cost[i] = (us[i] > cut[i] ? 2e-6 : 12e-6) * us[i];
         calls[0]++;
         calls[1] += (pts[i].bytes & (pts[i].bytes - 1)) != 0; /* not a power of two */
     }
