@@ -488,14 +488,26 @@ int hyt_al_update(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us,
 
 double hyt_al_cut_us(const hyt_al_t *a, const hyt_al_point_t *p)
 {
-    int i = grid_index(a, p);
-    if (a->o.cut <= 0 || i < 0)
+    if (a->o.cut <= 0 || p->bytes == 0)
+        return INFINITY;
+    /* A size off the grid is compared with the group of the nearest power of
+     * two, scaled up by the size ratio where it is larger: a time does not
+     * shrink as the size grows, nor grow faster than the size (alpha + beta
+     * b), so the limit is never below what the point's own group would give. */
+    hyt_al_point_t g = *p;
+    double scale = 1;
+    if (p->bytes & (p->bytes - 1)) {
+        g.bytes = 1ull << (int)lround(log2((double)p->bytes));
+        scale = fmax(1, (double)p->bytes / (double)g.bytes);
+    }
+    int i = grid_index(a, &g);
+    if (i < 0)
         return INFINITY;
     double inc = INFINITY;
     for (int q = a->gstart[a->gid[i]]; q < a->gstart[a->gid[i] + 1]; q++)
         if (a->nmeas[a->order[q]])
             inc = fmin(inc, a->meas[a->order[q]]);
-    return a->o.cut * exp(inc);
+    return a->o.cut * scale * exp(inc);
 }
 
 int hyt_al_step(hyt_al_t *a, hyt_al_measure_fn measure, void *ctx)

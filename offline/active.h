@@ -81,8 +81,9 @@ int hyt_al_step(hyt_al_t *a, hyt_al_measure_fn measure, void *ctx);
 /* Racing: a point slower than cut x the best measured time of its group
  * (same shape and size) cannot be that group's choice, so one warm call is
  * enough to know it; the harness records it after its second call.
- * Returns that time in us; INFINITY when the option is 0, the point is off
- * the grid (a non-power-of-two size) or its group has no measurement. */
+ * A non-power-of-two size takes the group of the nearest power of two, its
+ * limit scaled up by the size ratio where larger.  Returns that time in us;
+ * INFINITY when the option is 0 or the group has no measurement. */
 double hyt_al_cut_us(const hyt_al_t *a, const hyt_al_point_t *p);
 
 /* Predicted time (us) of any points (sizes need not be on the grid); a grid

@@ -336,8 +336,8 @@ static void test_failed_points(void)
 }
 
 /* Racing: the cut is cut x the best measured time of the point's own group
- * (shape and size), and infinite without a measurement there, off the grid
- * or with the option 0.  With the model's exact times the cut changes no
+ * (shape and size), and infinite without a measurement there or with the
+ * option 0.  With the model's exact times the cut changes no
  * choice, only the cost: the same run costs less and measures the same. */
 static void test_cut(void)
 {
@@ -358,9 +358,18 @@ static void test_cut(void)
     double c = hyt_al_cut_us(a, &p);
     CHECK(fabs(c - 10) < 1e-9, "cut %g, want 1.25 x 8", c);
     CHECK(isinf(hyt_al_cut_us(a, &other)), "cut %g at another size", hyt_al_cut_us(a, &other));
+    /* off the grid: the nearest power of two's group, scaled up by the size
+     * ratio where larger (5 B: 4 B's best x 1.25; 3 B: 4 B's best as is;
+     * 12 B: 16 B's group, nothing measured there) */
     hyt_al_point_t off = p;
-    off.bytes = 3 * p.bytes;
-    CHECK(isinf(hyt_al_cut_us(a, &off)), "cut off the grid");
+    off.bytes = 5;
+    c = hyt_al_cut_us(a, &off);
+    CHECK(fabs(c - 12.5) < 1e-9, "cut %g at 5 B, want 1.25 x 8 x 5/4", c);
+    off.bytes = 3;
+    c = hyt_al_cut_us(a, &off);
+    CHECK(fabs(c - 10) < 1e-9, "cut %g at 3 B, want 1.25 x 8", c);
+    off.bytes = 12;
+    CHECK(isinf(hyt_al_cut_us(a, &off)), "cut %g at 12 B", hyt_al_cut_us(a, &off));
     hyt_al_free(a);
     o.cut = 0;
     a = hyt_al_new(grid, ng, &o);
