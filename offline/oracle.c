@@ -334,9 +334,9 @@ int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_op
         goto out;
     fprintf(out, "summary %s: tuner %d points %.3f s (%.1f%% of exhaustive) slowdown %.4f "
             "mistakes %.1f%% R2 %.3f | random %d points %.3f s slowdown %.4f mistakes %.1f%% "
-            "R2 %.3f | cut after two calls: tuner %d, random %d points\n", coll, st.points, st.cost_s, 100 * st.cost_s / v->exhaustive_s,
-            mt.slowdown, 100 * mt.mistakes, mt.r2, sr.points, sr.cost_s, mr.slowdown,
-            100 * mr.mistakes, mr.r2, tcut, v->ncut);
+            "R2 %.3f | cut after two calls: tuner %d, random %d points\n", coll, st.points,
+            st.cost_s, 100 * st.cost_s / v->exhaustive_s, mt.slowdown, 100 * mt.mistakes, mt.r2,
+            sr.points, sr.cost_s, mr.slowdown, 100 * mr.mistakes, mr.r2, tcut, v->ncut);
     rc = 0;
 out:
     free(g);

@@ -17,8 +17,8 @@
  * point whose first call exceeds the budget is recorded as slow without
  * repetitions, and so is one whose second call (the first after the call
  * that pays any setup) is slower than its cut (racing, hyt_al_cut_us: it
- * cannot be its group's choice).  Every stop
- * test uses reduced values, so all ranks agree. */
+ * cannot be its group's choice).  Every stop test uses reduced values, so
+ * all ranks agree. */
 #include "offline/tune.h"
 #include "offline/active.h"
 #include "offline/mpich.h"
