@@ -345,3 +345,57 @@ out:
     free(v);
     return rc;
 }
+
+static int same_group(const hyt_oracle_row_t *a, const hyt_oracle_row_t *b)
+{
+    return a->nodes == b->nodes && a->ppn == b->ppn && a->bytes == b->bytes &&
+           strcmp(a->coll, b->coll) == 0;
+}
+
+int hyt_oracle_score_table(const hyt_oracle_t *o, const char *coll, const hyt_table_t *t,
+                           FILE *out)
+{
+    int c = hyt_coll_from_name(coll), groups = 0, bad = 0, missing = 0;
+    double slow = 0;
+    for (int i = 0; c >= 0 && i < o->n; i++) {
+        const hyt_oracle_row_t *r = &o->rows[i];
+        if (strcmp(r->coll, coll) != 0 || !r->bytes || (r->bytes & (r->bytes - 1)))
+            continue;
+        int first = 1;
+        for (int j = 0; first && j < i; j++)
+            first = !same_group(&o->rows[j], r);
+        if (!first) /* each group once, at its first row */
+            continue;
+        const hyt_rule_set_t *set = hyt_table_match(t, (hyt_coll_t)c, r->nodes, r->ppn);
+        const hyt_rule_t *rule = NULL;
+        for (int q = 0; set && q < set->nrules && !rule; q++)
+            if (r->bytes <= set->rules[q].bytes_max)
+                rule = &set->rules[q];
+        double best = INFINITY, chosen = NAN;
+        for (int j = i; j < o->n; j++) {
+            const hyt_oracle_row_t *m = &o->rows[j];
+            if (!same_group(m, r))
+                continue;
+            best = fmin(best, m->us);
+            if (rule && strcmp(m->alg, rule->alg->name) == 0 && m->k == rule->k)
+                chosen = m->us;
+        }
+        if (isnan(chosen)) {
+            missing++;
+            continue;
+        }
+        slow += chosen / best;
+        bad += chosen > 1.1 * best;
+        groups++;
+    }
+    if (groups == 0) {
+        fprintf(stderr, "hytune tune: --score: no group of %s in the oracle could be scored "
+                "(does the table cover %s, and the oracle the table's algorithms?)\n", coll,
+                coll);
+        return -1;
+    }
+    fprintf(out, "score %s: %d groups, slowdown %.4f, mistakes %.1f%% (> 10%% slower), %d groups "
+            "whose choice the oracle did not measure\n", coll, groups, slow / groups,
+            100.0 * bad / groups, missing);
+    return 0;
+}

@@ -8,6 +8,7 @@
 #define HYT_ORACLE_H
 
 #include "offline/active.h"
+#include "src/hyt.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -45,5 +46,15 @@ void hyt_oracle_write_row(FILE *f, const char *coll, int nodes, int ppn, uint64_
  * Returns 0, or -1 (message on stderr). */
 int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_opts_t *opts,
                         double max_cost_s, FILE *out);
+
+/* Score a selection table against the oracle's rows of collective coll:
+ * for every (nodes, ppn, power-of-two size) group, the candidate the
+ * table's rules give for it (hyt_table_match, then the first rule covering
+ * the size, as the runtime applies them) and its time over the group's
+ * best.  Prints one "score" line (average slowdown, share > 10% slower,
+ * groups whose choice the oracle did not measure).  Returns 0, or -1 when
+ * no group could be scored (message on stderr). */
+int hyt_oracle_score_table(const hyt_oracle_t *o, const char *coll, const hyt_table_t *t,
+                           FILE *out);
 
 #endif

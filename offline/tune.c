@@ -41,7 +41,7 @@
 typedef struct tune_opts {
     int colls[MAX_COLLS], ncolls;
     uint64_t max_bytes;
-    const char *out, *mpich_json, *oracle, *warm_start, *dump;
+    const char *out, *mpich_json, *oracle, *warm_start, *dump, *score;
     const char *inject_fail;  /* --inject-fail(-once) LABEL: testing aid */
     int inject_attempts;      /* attempts of that candidate that fail (1 or 2) */
     double timeout, point_budget, threshold;
@@ -78,6 +78,8 @@ static void usage(FILE *f)
             "                     (coll,nodes,ppn,bytes,algorithm,k,time_us) and print\n"
             "                     R^2, slowdown, accuracy, mistakes per iteration for\n"
             "                     the tuner and for random sampling\n"
+            "  --score TABLE      with --oracle: instead, score TABLE's choices against\n"
+            "                     the oracle (average slowdown, mistakes > 10%%)\n"
             "  --mpich-json FILE  also write an MPICH selection file (load it with\n"
             "                     MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE): the rules\n"
             "                     won by MPICH algorithms (\"native\" in the table);\n"
@@ -201,6 +203,8 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             o->mpich_json = v;
         } else if (!strcmp(a, "--oracle")) {
             o->oracle = v;
+        } else if (!strcmp(a, "--score")) {
+            o->score = v;
         } else if (!strcmp(a, "--warm-start")) {
             o->warm_start = v;
         } else if (!strcmp(a, "--dump")) {
@@ -257,6 +261,11 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             snprintf(err, len, "unknown option %s (see hytune tune --help)", a);
             return -1;
         }
+    }
+    if (o->score && !o->oracle) {
+        snprintf(err, len, "--score %s: needs --oracle FILE, the measurements to score the "
+                 "table against", o->score);
+        return -1;
     }
     if (o->inject_fail && o->oracle) {
         snprintf(err, len, "--inject-fail%s %s: --oracle runs no benchmark that could fail "
@@ -323,6 +332,20 @@ static int oracle_main(const tune_opts_t *t)
         o->n = n;
     }
     int rc = 0;
+    if (t->score) {
+        hyt_table_t *tab = hyt_table_load(t->score, err, sizeof err);
+        if (!tab) {
+            fprintf(stderr, "hytune tune: --score: %s\n", err);
+            hyt_oracle_free(o);
+            return 2;
+        }
+        for (int i = 0; i < t->ncolls; i++)
+            if (hyt_oracle_score_table(o, hyt_coll_name((hyt_coll_t)t->colls[i]), tab, stdout))
+                rc = 1;
+        hyt_table_free(tab);
+        hyt_oracle_free(o);
+        return rc;
+    }
     for (int i = 0; i < t->ncolls; i++) {
         hyt_al_opts_t ao;
         al_opts(t, coll_gran(t->colls[i]), &ao);
