@@ -346,48 +346,38 @@ out:
     return rc;
 }
 
-static int same_group(const hyt_oracle_row_t *a, const hyt_oracle_row_t *b)
-{
-    return a->nodes == b->nodes && a->ppn == b->ppn && a->bytes == b->bytes &&
-           strcmp(a->coll, b->coll) == 0;
-}
-
 int hyt_oracle_score_table(const hyt_oracle_t *o, const char *coll, const hyt_table_t *t,
                            FILE *out)
 {
     int c = hyt_coll_from_name(coll), groups = 0, bad = 0, missing = 0;
     double slow = 0;
-    for (int i = 0; c >= 0 && i < o->n; i++) {
-        const hyt_oracle_row_t *r = &o->rows[i];
-        if (strcmp(r->coll, coll) != 0 || !r->bytes || (r->bytes & (r->bytes - 1)))
-            continue;
-        int first = 1;
-        for (int j = 0; first && j < i; j++)
-            first = !same_group(&o->rows[j], r);
-        if (!first) /* each group once, at its first row */
-            continue;
-        const hyt_rule_set_t *set = hyt_table_match(t, (hyt_coll_t)c, r->nodes, r->ppn);
-        const hyt_rule_t *rule = NULL;
-        for (int q = 0; set && q < set->nrules && !rule; q++)
-            if (r->bytes <= set->rules[q].bytes_max)
-                rule = &set->rules[q];
-        double best = INFINITY, chosen = NAN;
-        for (int j = i; j < o->n; j++) {
-            const hyt_oracle_row_t *m = &o->rows[j];
-            if (!same_group(m, r))
-                continue;
-            best = fmin(best, m->us);
-            if (rule && strcmp(m->alg, rule->alg->name) == 0 && m->k == rule->k)
-                chosen = m->us;
+    view_t *v = malloc(sizeof *v);
+    if (v && c >= 0 && build_view(o, coll, v) == 0) {
+        for (int s = 0; s < v->nshape; s++) {
+            const hyt_rule_set_t *set =
+                hyt_table_match(t, (hyt_coll_t)c, v->shape[s][0], v->shape[s][1]);
+            for (int lg = 0; lg < 64; lg++) {
+                double best = INFINITY; /* fmin skips the candidates not measured */
+                for (int q = 0; q < v->ncand; q++)
+                    best = fmin(best, *cell(v, s, lg, q));
+                if (isinf(best)) /* no group at this size */
+                    continue;
+                const hyt_rule_t *r = set ? hyt_rules_lookup(set, (size_t)1 << lg) : NULL;
+                int q = r ? find_cand(v, name_id(v, r->alg->name), r->k) : -1;
+                double chosen = q >= 0 ? *cell(v, s, lg, q) : NAN;
+                if (isnan(chosen)) {
+                    missing++;
+                    continue;
+                }
+                slow += chosen / best;
+                bad += chosen > 1.1 * best;
+                groups++;
+            }
         }
-        if (isnan(chosen)) {
-            missing++;
-            continue;
-        }
-        slow += chosen / best;
-        bad += chosen > 1.1 * best;
-        groups++;
     }
+    if (v)
+        free(v->t);
+    free(v);
     if (groups == 0) {
         fprintf(stderr, "hytune tune: --score: no group of %s in the oracle could be scored "
                 "(does the table cover %s, and the oracle the table's algorithms?)\n", coll,
