@@ -403,20 +403,25 @@ int hyt_al_next(hyt_al_t *a, hyt_al_point_t *out, int max)
  * with its time), so cheap small-message decisions are settled first and
  * expensive points are bought only where they may change a choice.  The
  * expected gain left is the mean over groups of their largest EI. */
+/* Best measured log time of group g (INFINITY: nothing measured yet). */
+static double group_best(const hyt_al_t *a, int g)
+{
+    double inc = INFINITY;
+    for (int q = a->gstart[g]; q < a->gstart[g + 1]; q++)
+        if (a->nmeas[a->order[q]])
+            inc = fmin(inc, a->meas[a->order[q]]);
+    return inc;
+}
+
 static void score_points(hyt_al_t *a)
 {
     double tot = 0;
     for (int g = 0; g < a->ngroups; g++) {
         int q0 = a->gstart[g], q1 = a->gstart[g + 1];
-        double inc = INFINITY, pinc = INFINITY, best = 0;
-        for (int q = q0; q < q1; q++) {
-            int i = a->order[q];
-            if (a->nmeas[i])
-                inc = fmin(inc, a->meas[i]);
-            pinc = fmin(pinc, a->gmu[i]);
-        }
-        if (isinf(inc))
-            inc = pinc;
+        double inc = group_best(a, g), best = 0;
+        if (isinf(inc)) /* none measured: the best predicted */
+            for (int q = q0; q < q1; q++)
+                inc = fmin(inc, a->gmu[a->order[q]]);
         for (int q = q0; q < q1; q++) {
             int i = a->order[q];
             if (a->taken[i]) {
@@ -501,13 +506,7 @@ double hyt_al_cut_us(const hyt_al_t *a, const hyt_al_point_t *p)
         scale = fmax(1, (double)p->bytes / (double)g.bytes);
     }
     int i = grid_index(a, &g);
-    if (i < 0)
-        return INFINITY;
-    double inc = INFINITY;
-    for (int q = a->gstart[a->gid[i]]; q < a->gstart[a->gid[i] + 1]; q++)
-        if (a->nmeas[a->order[q]])
-            inc = fmin(inc, a->meas[a->order[q]]);
-    return a->o.cut * scale * exp(inc);
+    return i < 0 ? INFINITY : a->o.cut * scale * exp(group_best(a, a->gid[i]));
 }
 
 int hyt_al_step(hyt_al_t *a, hyt_al_measure_fn measure, void *ctx)
