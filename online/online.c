@@ -85,7 +85,6 @@ struct hyt_online_key {
     double check_local;     /* this rank's seconds in the last window's barrier and
                              * agreement (sent with the next window) */
     double check_cost;      /* maximum over ranks of check_local: agreed */
-    double spread;          /* relative spread of the last agreed window */
     double *global;         /* their maxima over the ranks */
     /* overhead of the current probing segment: windows after its start one */
     double seg_sum_t;
@@ -306,9 +305,9 @@ int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
  * (one MPI_MAX allreduce of the window vector on the private duplicate),
  * then the median over the calls (rooted collectives: over the increments
  * of the calls' ends, see before_slow): the same value on every rank, as
- * is the spread of the window (o->spread), which widens the probing's
+ * is the window's relative spread (*spread), which widens the probing's
  * noise guard. */
-static double agree(hyt_comm_t *ctx, struct hyt_online_key *o)
+static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread)
 {
     int n = o->nsamples;
     double *v = o->global, t0 = PMPI_Wtime();
@@ -327,7 +326,7 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o)
      * before_slow; 0 for the others, plus this allreduce), agreed with the
      * next window */
     o->check_local = o->barrier_local + PMPI_Wtime() - t0;
-    return hyt_probe_window_time(v, n, o->loop_timed > 0, &o->spread);
+    return hyt_probe_window_time(v, n, o->loop_timed > 0, spread);
 }
 
 /* A settled key's next drift window: HYTUNE_DRIFT_INTERVAL calls from now,
@@ -366,17 +365,17 @@ static void settle(struct hyt_online_key *o)
               (unsigned long long)o->n);
 }
 
-/* One global window time t of radix k, while probing. */
-static void probe_window(struct hyt_online_key *o, int k, double t, point_kind_t kind)
+/* One global window time t (relative spread s) of radix k, while probing. */
+static void probe_window(struct hyt_online_key *o, int k, double t, double s, point_kind_t kind)
 {
     add_point(o, k, kind, t);
     if (kind == PT_PROBE) {
         o->seg_sum_t += t * o->window;
         o->seg_windows++;
     }
-    int next = hyt_probe_feed_noisy(&o->probe, t, o->spread);
+    int next = hyt_probe_feed_noisy(&o->probe, t, s);
     hyt_debug(HYT_TOPIC_ONLINE, "%s %s window k=%d: %.3f us, spread %.1f%%, noise guard %.1f%%",
-              hyt_coll_name(o->alg->coll), o->alg->name, k, t * 1e6, 100 * o->spread,
+              hyt_coll_name(o->alg->coll), o->alg->name, k, t * 1e6, 100 * s,
               100 * o->probe.guard);
     if (hyt_probe_settled(&o->probe))
         settle(o);
@@ -384,7 +383,7 @@ static void probe_window(struct hyt_online_key *o, int k, double t, point_kind_t
         begin_window(o, ST_PROBE, next);
 }
 
-static void drift_window(struct hyt_online_key *o, double t)
+static void drift_window(struct hyt_online_key *o, double t, double s)
 {
     o->drift_checks++;
     int drifted = hyt_probe_drifted(o->settled_t, t, DRIFT_FACTOR);
@@ -419,7 +418,7 @@ static void drift_window(struct hyt_online_key *o, double t)
                     MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);
     hyt_probe_round_hint(&o->probe, o->k_round);
-    probe_window(o, o->settled_k, t, PT_DRIFT); /* the drift window is the new start */
+    probe_window(o, o->settled_k, t, s, PT_DRIFT); /* the drift window is the new start */
 }
 
 void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int k,
@@ -435,12 +434,12 @@ void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
     o->samples[o->nsamples++] = o->loop_timed > 0 ? PMPI_Wtime() - o->window_t0 : seconds;
     if (o->nsamples < o->window)
         return;
-    double t = agree(ctx, o);
+    double s, t = agree(ctx, o, &s);
     o->nsamples = 0;
     if (o->state == ST_DRIFT)
-        drift_window(o, t);
+        drift_window(o, t, s);
     else
-        probe_window(o, o->k_run, t, o->probe.windows == 0 ? PT_START : PT_PROBE);
+        probe_window(o, o->k_run, t, s, o->probe.windows == 0 ? PT_START : PT_PROBE);
 }
 
 void hyt_online_key_free(hyt_key_t *key)
