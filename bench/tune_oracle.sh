@@ -13,13 +13,16 @@
 # COLLS (allreduce,bcast,reduce,allgather), MAX_BYTES (1M),
 # PLATFORM (platforms/cluster-small.xml), SEEDS ("1 2 3"), BUDGET (15: also print
 # the tuner's state at its last iteration within BUDGET% of the exhaustive cost,
-# and random sampling's at no more than the same cost).
+# and random sampling's at no more than the same cost), RANDOM_TO (30: random
+# sampling goes on to this percentage of the exhaustive cost).
+# 3. bench/oracle_curve.sh: slowdown and mistakes against benchmark time, tuner
+#    and random, mean over the seeds: OUTDIR/curve.txt (and curve.png).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${B:-$top/build}
 NODES=${NODES:-16} PPN=${PPN:-4} COLLS=${COLLS:-allreduce,bcast,reduce,allgather}
 MAX_BYTES=${MAX_BYTES:-1M} PLATFORM=${PLATFORM:-$top/platforms/cluster-small.xml}
-SEEDS=${SEEDS:-1 2 3} BUDGET=${BUDGET:-15}
+SEEDS=${SEEDS:-1 2 3} BUDGET=${BUDGET:-15} RANDOM_TO=${RANDOM_TO:-30}
 out=${1:-$(mktemp -d /tmp/hytune-oracle.XXXXXX)}
 mkdir -p "$out"
 hf=$out/hosts
@@ -36,8 +39,9 @@ if [ ! -s "$out/oracle.csv" ]; then
 fi
 echo "# oracle: $(($(wc -l <"$out/oracle.csv") - 1)) measurements in $out/oracle.csv"
 for s in $SEEDS; do
-    echo "# seed $s: $B/bin/hytune tune --oracle $out/oracle.csv --coll $COLLS --seed $s"
-    "$B/bin/hytune" tune --oracle "$out/oracle.csv" --coll "$COLLS" --seed "$s" | tee "$out/curves-$s.txt" |
+    echo "# seed $s: $B/bin/hytune tune --oracle $out/oracle.csv --coll $COLLS --seed $s --random-to $RANDOM_TO"
+    "$B/bin/hytune" tune --oracle "$out/oracle.csv" --coll "$COLLS" --seed "$s" --random-to "$RANDOM_TO" |
+        tee "$out/curves-$s.txt" |
         grep -E '^(summary|#)'
     # columns: mode coll iter points cost_s cost% cumvar expgain R2 slowdown accuracy mistakes
     awk -v B="$BUDGET" '
@@ -46,3 +50,7 @@ for s in $SEEDS; do
         END { for (k in tc) printf "at %g%% %s: tuner %s%% of exhaustive (%d points) slowdown %.4f mistakes %.1f%% | random %s%% slowdown %.4f mistakes %.1f%%\n",
                   B, k, tc[k], tp[k], ts[k], 100 * tm[k], rc[k], rs[k], 100 * rm[k] }' "$out/curves-$s.txt" | sort
 done
+files=''
+for s in $SEEDS; do files="$files $out/curves-$s.txt"; done
+# shellcheck disable=SC2086 # one argument per seed's file
+sh "$top/bench/oracle_curve.sh" -p "$out/curve.png" $files | tee "$out/curve.txt"

@@ -222,8 +222,23 @@ static int make_grid(view_t *v, hyt_al_point_t **out)
     return g ? n : -1;
 }
 
+/* Groups (shape and power-of-two size with at least one measured candidate). */
+static int count_groups(view_t *v)
+{
+    int n = 0;
+    for (int s = 0; s < v->nshape; s++)
+        for (int lg = 0; lg < 64; lg++) {
+            int any = 0;
+            for (int c = 0; c < v->ncand && !any; c++)
+                any = !isnan(*cell(v, s, lg, c));
+            n += any;
+        }
+    return n;
+}
+
 typedef struct metrics {
     double r2, slowdown, accuracy, mistakes;
+    int groups;
 } metrics_t;
 
 /* FACT metrics of the model over the grid (grouped by shape and size). */
@@ -260,6 +275,7 @@ static void score(view_t *v, const hyt_al_t *al, const hyt_al_point_t *g, int ng
     m->slowdown = slow / cases;
     m->accuracy = (double)right / cases;
     m->mistakes = (double)bad / cases;
+    m->groups = cases;
 }
 
 static void print_iter(FILE *out, const char *mode, const char *coll, const hyt_al_t *al,
@@ -272,35 +288,61 @@ static void print_iter(FILE *out, const char *mode, const char *coll, const hyt_
             st.expected, m->r2, m->slowdown, m->accuracy, m->mistakes);
 }
 
-/* Run one loop; stop at convergence (tuner) or once cost reaches budget. */
+/* A loop's state at some iteration: metrics, status, points cut so far. */
+typedef struct snap {
+    metrics_t m;
+    hyt_al_status_t st;
+    int ncut, set;
+} snap_t;
+
+/* Run one loop; stop at convergence (tuner) or once cost reaches budget.
+ * *end: the last iteration; *at: the first iteration costing at least
+ * at_cost (the last one if none does). */
 static int run(view_t *v, const char *coll, const hyt_al_opts_t *opts, const char *mode,
                const hyt_al_point_t *g, int ng, double *pred, double budget, FILE *out,
-               metrics_t *last, hyt_al_status_t *st)
+               snap_t *end, double at_cost, snap_t *at)
 {
     hyt_al_t *al = hyt_al_new(g, ng, opts);
     if (!al)
         return -1;
     int rc = 0;
     v->ncut = 0;
+    *end = *at = (snap_t){0};
     for (;;) {
         rc = hyt_al_step(al, measure, v);
         if (rc < 0 || rc == 2)
             break;
-        hyt_al_status(al, st);
-        if (st->points >= 2) {
-            score(v, al, g, ng, pred, last);
-            print_iter(out, mode, coll, al, last, v->exhaustive_s);
+        hyt_al_status(al, &end->st);
+        end->ncut = v->ncut;
+        if (end->st.points >= 2) {
+            score(v, al, g, ng, pred, &end->m);
+            print_iter(out, mode, coll, al, &end->m, v->exhaustive_s);
         }
-        if ((!opts->random && rc == 1) || st->cost_s >= budget)
+        if (!at->set && end->st.cost_s >= at_cost) {
+            *at = *end;
+            at->set = 1;
+        }
+        if ((!opts->random && rc == 1) || end->st.cost_s >= budget)
             break;
     }
-    hyt_al_status(al, st);
+    hyt_al_status(al, &end->st);
+    if (!at->set)
+        *at = *end;
     hyt_al_free(al);
     return rc < 0 ? -1 : 0;
 }
 
+/* Adds one collective's tuner (side 0) or random (side 1) result to the run's totals. */
+static void add_total(hyt_oracle_total_t *tot, int side, const snap_t *r)
+{
+    tot->points[side] += r->st.points;
+    tot->cost_s[side] += r->st.cost_s;
+    tot->slow[side] += r->m.slowdown * r->m.groups;
+    tot->bad[side] += r->m.mistakes * r->m.groups;
+}
+
 int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_opts_t *opts,
-                        double max_cost_s, FILE *out)
+                        double random_to, hyt_oracle_total_t *tot, FILE *out)
 {
     view_t *v = malloc(sizeof *v);
     hyt_al_point_t *g = NULL;
@@ -317,26 +359,33 @@ int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_op
     pred = malloc((size_t)(ng > 0 ? ng : 1) * sizeof *pred);
     if (ng < 2 || !pred)
         goto out;
-    fprintf(out, "# %s: %d shapes, %d candidates, %d grid points, exhaustive benchmark %.3f s "
-            "(%d calls per point)\n", coll, v->nshape, v->ncand, ng, v->exhaustive_s,
-            HYT_ORACLE_CALLS);
+    fprintf(out, "# %s: %d shapes, %d candidates, %d grid points, %d groups, exhaustive benchmark "
+            "%.3f s (%d calls per point)\n", coll, v->nshape, v->ncand, ng, count_groups(v),
+            v->exhaustive_s, HYT_ORACLE_CALLS);
     fprintf(out, "# mode   coll       iter points     cost_s   cost%%   cumvar  expgain      R2 "
             "slowdown accuracy mistakes\n");
-    metrics_t mt = {0}, mr = {0};
-    hyt_al_status_t st, sr;
-    double budget = max_cost_s > 0 ? max_cost_s : 1e300;
-    if (run(v, coll, opts, "tuner", g, ng, pred, budget, out, &mt, &st) != 0)
+    snap_t t, tat, r, rat;
+    if (run(v, coll, opts, "tuner", g, ng, pred, INFINITY, out, &t, INFINITY, &tat) != 0)
         goto out;
-    int tcut = v->ncut;
     hyt_al_opts_t ro = *opts;
     ro.random = 1;
-    if (run(v, coll, &ro, "random", g, ng, pred, st.cost_s, out, &mr, &sr) != 0)
+    /* random sampling is compared at the tuner's cost, and may go on to random_to */
+    if (run(v, coll, &ro, "random", g, ng, pred, fmax(t.st.cost_s, random_to * v->exhaustive_s),
+            out, &r, t.st.cost_s, &rat) != 0)
         goto out;
     fprintf(out, "summary %s: tuner %d points %.3f s (%.1f%% of exhaustive) slowdown %.4f "
             "mistakes %.1f%% R2 %.3f | random %d points %.3f s slowdown %.4f mistakes %.1f%% "
-            "R2 %.3f | cut after two calls: tuner %d, random %d points\n", coll, st.points,
-            st.cost_s, 100 * st.cost_s / v->exhaustive_s, mt.slowdown, 100 * mt.mistakes, mt.r2,
-            sr.points, sr.cost_s, mr.slowdown, 100 * mr.mistakes, mr.r2, tcut, v->ncut);
+            "R2 %.3f | cut after two calls: tuner %d, random %d points\n", coll, t.st.points,
+            t.st.cost_s, 100 * t.st.cost_s / v->exhaustive_s, t.m.slowdown, 100 * t.m.mistakes,
+            t.m.r2, rat.st.points, rat.st.cost_s, rat.m.slowdown, 100 * rat.m.mistakes, rat.m.r2,
+            t.ncut, rat.ncut);
+    if (tot) {
+        tot->colls++;
+        tot->groups += t.m.groups;
+        tot->exhaustive_s += v->exhaustive_s;
+        add_total(tot, 0, &t);
+        add_total(tot, 1, &rat);
+    }
     rc = 0;
 out:
     free(g);
@@ -344,6 +393,18 @@ out:
     free(v->t);
     free(v);
     return rc;
+}
+
+void hyt_oracle_print_total(const hyt_oracle_total_t *t, FILE *out)
+{
+    if (t->groups == 0)
+        return;
+    fprintf(out, "summary run (%d collectives, %d groups): tuner %d points %.3f s (%.1f%% of the "
+            "exhaustive %.3f s) slowdown %.4f mistakes %.1f%% | random %d points %.3f s slowdown "
+            "%.4f mistakes %.1f%%\n", t->colls, t->groups, t->points[0], t->cost_s[0],
+            100 * t->cost_s[0] / t->exhaustive_s, t->exhaustive_s, t->slow[0] / t->groups,
+            100 * t->bad[0] / t->groups, t->points[1], t->cost_s[1], t->slow[1] / t->groups,
+            100 * t->bad[1] / t->groups);
 }
 
 int hyt_oracle_score_table(const hyt_oracle_t *o, const char *coll, const hyt_table_t *t,

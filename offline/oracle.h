@@ -39,13 +39,27 @@ void hyt_oracle_free(hyt_oracle_t *o);
 void hyt_oracle_write_row(FILE *f, const char *coll, int nodes, int ppn, uint64_t bytes,
                           const char *alg, int k, double us);
 
+/* A whole run's results over its collectives: every (shape, size) group of
+ * every collective counts once.  Side 0: the tuner, 1: random sampling. */
+typedef struct hyt_oracle_total {
+    int colls, groups, points[2];
+    double exhaustive_s, cost_s[2];
+    double slow[2], bad[2]; /* sums over groups of slowdown, of mistakes (0/1) */
+} hyt_oracle_total_t;
+
 /* Run the tuner's loop on the oracle's data for collective coll and print
  * per iteration the FACT metrics (R^2, average slowdown vs the oracle's
  * best, accuracy, significant-mistake share, cumulative benchmark seconds)
- * for active learning and for random sampling at the same number of points.
- * Returns 0, or -1 (message on stderr). */
+ * for active learning until it converges, then for random sampling up to
+ * the same benchmark cost (or on to random_to x the exhaustive cost, if
+ * that is more), then one "summary" line comparing both at the tuner's
+ * cost.  Adds that comparison to *tot unless tot is NULL.  Returns 0, or
+ * -1 (message on stderr). */
 int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_opts_t *opts,
-                        double max_cost_s, FILE *out);
+                        double random_to, hyt_oracle_total_t *tot, FILE *out);
+/* The "summary run" line: cost, slowdown and mistakes over all groups of
+ * the collectives simulated (nothing when there were none). */
+void hyt_oracle_print_total(const hyt_oracle_total_t *t, FILE *out);
 
 /* Score a selection table against the oracle's rows of collective coll:
  * for every (nodes, ppn, power-of-two size) group, the candidate the

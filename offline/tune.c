@@ -46,6 +46,7 @@ typedef struct tune_opts {
     int inject_attempts;      /* attempts of that candidate that fail (1 or 2) */
     double timeout, point_budget, threshold;
     double cut;               /* --cut RATIO: racing (0: never cut) */
+    double random_to;         /* --random-to PCT (--oracle): random sampling's budget */
     uint64_t seed;
     int batch, exhaustive, no_mpich;
     int k_max;                /* --k-max: largest radix of any candidate (0: no cap) */
@@ -80,6 +81,8 @@ static void usage(FILE *f)
             "                     the tuner and for random sampling\n"
             "  --score TABLE      with --oracle: instead, score TABLE's choices against\n"
             "                     the oracle (average slowdown, mistakes > 10%%)\n"
+            "  --random-to PCT    with --oracle: random sampling goes on to PCT%% of the\n"
+            "                     exhaustive cost (default: to the tuner's own cost)\n"
             "  --mpich-json FILE  also write an MPICH selection file (load it with\n"
             "                     MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE): the rules\n"
             "                     won by MPICH algorithms (\"native\" in the table);\n"
@@ -221,6 +224,14 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             }
             *(!strcmp(a, "--timeout") ? &o->timeout
               : !strcmp(a, "--point-budget") ? &o->point_budget : &o->threshold) = d;
+        } else if (!strcmp(a, "--random-to")) {
+            double d = strtod(v, &end);
+            if (end == v || *end || !(d > 0 && d <= 100)) {
+                snprintf(err, len, "--random-to %s: give a percentage of the exhaustive cost "
+                         "in (0, 100], e.g. 30", v);
+                return -1;
+            }
+            o->random_to = d / 100;
         } else if (!strcmp(a, "--cut")) {
             double d = strtod(v, &end);
             if (end == v || *end || !(d == 0 || (d >= 1 && d <= 1000))) {
@@ -265,6 +276,10 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
     if (o->score && !o->oracle) {
         snprintf(err, len, "--score %s: needs --oracle FILE, the measurements to score the "
                  "table against", o->score);
+        return -1;
+    }
+    if (o->random_to > 0 && (!o->oracle || o->score)) {
+        snprintf(err, len, "--random-to: only for an --oracle replay (without --score)");
         return -1;
     }
     if (o->inject_fail && o->oracle) {
@@ -346,12 +361,16 @@ static int oracle_main(const tune_opts_t *t)
         hyt_oracle_free(o);
         return rc;
     }
+    hyt_oracle_total_t tot = {0};
     for (int i = 0; i < t->ncolls; i++) {
         hyt_al_opts_t ao;
         al_opts(t, coll_gran(t->colls[i]), &ao);
-        if (hyt_oracle_simulate(o, hyt_coll_name((hyt_coll_t)t->colls[i]), &ao, 0, stdout))
+        if (hyt_oracle_simulate(o, hyt_coll_name((hyt_coll_t)t->colls[i]), &ao, t->random_to, &tot,
+                                stdout))
             rc = 1;
     }
+    if (t->ncolls > 1)
+        hyt_oracle_print_total(&tot, stdout);
     hyt_oracle_free(o);
     return rc;
 }
