@@ -685,34 +685,43 @@ static double bench_attempt(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, doub
     return median(reps, n) * 1e6;
 }
 
-/* A point's time in us: a failed attempt is retried once; -1 (failed, to be
- * skipped) if the retry fails too.  *tries: attempts made; *cut: 1 if the
- * answer is its second call, slower than cut_us. */
-static void bench_point(const hyt_al_point_t *pt, const cand_t *cd, MPI_Comm comm, double budget,
-                        double cut_us, bufs_t *b, double *us, double *cost, double *tries,
-                        double *cut)
+/* One point's benchmark, in the form a round reduces (MPI_MAX over 5
+ * doubles per point: the point's ranks agree, the others give zeros). */
+typedef struct point_result {
+    double us;     /* its time in us; 0 if it failed */
+    double cost;   /* wall seconds spent on it */
+    double tries;  /* attempts made: a failed attempt is retried once */
+    double failed; /* 1: the retry failed too (the point is skipped) */
+    double cut;    /* 1: recorded after its second call, slower than its cut_us */
+} point_result_t;
+_Static_assert(sizeof(point_result_t) == 5 * sizeof(double), "reduced as 5 doubles");
+
+static point_result_t bench_point(const hyt_al_point_t *pt, const cand_t *cd, MPI_Comm comm,
+                                  double budget, double cut_us, bufs_t *b)
 {
     int p;
     PMPI_Comm_size(comm, &p);
     hyt_args_t a;
-    double start = PMPI_Wtime();
+    double start = PMPI_Wtime(), us = -1;
     int ok = bench_args(pt->alg < 0 ? 0 : (int)cd->alg->coll, pt->bytes, p, b, &a) == 0, all;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm); /* buffers on every rank, or none */
-    *us = -1;
-    *tries = 0;
-    int was_cut = 0;
+    point_result_t r = {0};
     if (all) {
         a.comm = comm;
         /* MPICH refusing a set algorithm (MPIR_CVAR_COLLECTIVE_FALLBACK=error)
          * returns an error on every rank: a failed attempt, not an abort */
         PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-        for (int attempt = 0; attempt < 2 && *us < 0; attempt++) {
-            *us = bench_attempt(&a, cd, comm, budget, cut_us, attempt, &was_cut);
-            *tries = attempt + 1;
+        for (int attempt = 0; attempt < 2 && us < 0; attempt++) {
+            int cut;
+            us = bench_attempt(&a, cd, comm, budget, cut_us, attempt, &cut);
+            r.tries = attempt + 1;
+            r.cut = cut;
         }
     }
-    *cut = was_cut;
-    *cost = PMPI_Wtime() - start;
+    r.us = us < 0 ? 0 : us;
+    r.failed = us < 0;
+    r.cost = PMPI_Wtime() - start;
+    return r;
 }
 
 /* A round: points that run at once, each on nodes node_order[first..first+nodes). */
@@ -832,9 +841,7 @@ static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t 
             color = i;
     int owned;
     MPI_Comm sub = sub_get(rp, n, color, pos * j->ppn + j->my_local, &owned);
-    /* per point: time, cost, attempts, failed, cut (reduced with MAX: the
-     * point's ranks agree, the others contribute 0) */
-    double *mine = calloc((size_t)5 * n, sizeof *mine), *all = calloc((size_t)5 * n, sizeof *all);
+    point_result_t *mine = calloc((size_t)n, sizeof *mine), *all = calloc((size_t)n, sizeof *all);
     if (!mine || !all)
         PMPI_Abort(MPI_COMM_WORLD, 2);
     if (color != MPI_UNDEFINED) {
@@ -842,21 +849,17 @@ static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t 
         const cand_t *cd = find_cand(cands, ncand, &r->pt);
         if (!cd) /* cannot happen: rank 0 chose from the same list */
             PMPI_Abort(MPI_COMM_WORLD, 2);
-        double t;
-        bench_point(&r->pt, cd, sub, budget, r->cut_us, b, &t, &mine[n + color],
-                    &mine[2 * n + color], &mine[4 * n + color]);
-        mine[color] = t < 0 ? 0 : t;
-        mine[3 * n + color] = t < 0;
+        mine[color] = bench_point(&r->pt, cd, sub, budget, r->cut_us, b);
     }
     if (owned && sub != MPI_COMM_NULL)
         PMPI_Comm_free(&sub);
     PMPI_Reduce(mine, all, 5 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (hyt_world_rank == 0)
         for (int i = 0; i < n; i++) {
-            us[i] = all[3 * n + i] > 0 ? -1 : all[i];
-            cost[i] = all[n + i];
-            tries[i] = (int)all[2 * n + i];
-            cut[i] = all[4 * n + i] > 0;
+            us[i] = all[i].failed > 0 ? -1 : all[i].us;
+            cost[i] = all[i].cost;
+            tries[i] = (int)all[i].tries;
+            cut[i] = all[i].cut > 0;
         }
     free(mine);
     free(all);
