@@ -46,9 +46,11 @@ typedef struct hyt_tune_coll {
 } hyt_tune_coll_t;
 
 /* JSON text of the table (malloc'ed) or NULL.  The largest shape of the job
- * gets no nodes_max / ppn_max bound, so larger communicators match it. */
-char *hyt_table_json(int nodes, int ppn, const char *mpi, const hyt_tune_coll_t *colls,
-                     int ncolls);
+ * gets no nodes_max / ppn_max bound, so larger communicators match it.
+ * arrival (unless NULL): the --arrival pattern the times were measured
+ * with, written as "tuning": {"arrival", "metric"} (the loader ignores it). */
+char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival,
+                     const hyt_tune_coll_t *colls, int ncolls);
 /* Write text to path atomically (temp file in the same folder, fsync,
  * rename): a killed run leaves the previous file.  0, or -1 with err set. */
 int hyt_tune_write_atomic(const char *path, const char *text, char *err, size_t errlen);

@@ -27,6 +27,9 @@
 #include "src/hyt.h"
 #include "topology/topology.h"
 
+#ifdef HYT_SMPI
+#include <simgrid/host.h>
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,9 @@
 #define HYT_BENCH_MIN_REPS 5
 #define HYT_BENCH_MAX_REPS 30
 #define MAX_COLLS HYT_NCOLL
+
+/* --arrival: when each rank enters a timed call (see timed_call) */
+enum { ARRIVAL_SYNC, ARRIVAL_LINEAR, ARRIVAL_LAST, ARRIVAL_RANDOM };
 #define MAX_RULES 128
 
 typedef struct tune_opts {
@@ -47,6 +53,9 @@ typedef struct tune_opts {
     double timeout, point_budget, threshold;
     double cut;               /* --cut RATIO: racing (0: never cut) */
     double random_to;         /* --random-to PCT (--oracle): random sampling's budget */
+    const char *arrival;      /* --arrival PATTERN as given (NULL: sync) */
+    int arrival_kind;         /* ARRIVAL_* */
+    double arrival_us;        /* its spread in us */
     uint64_t seed;
     int batch, exhaustive, no_mpich;
     int k_max;                /* --k-max: largest radix of any candidate (0: no cap) */
@@ -68,6 +77,12 @@ static void usage(FILE *f)
             "  --batch N          points per iteration (default 8)\n"
             "  --threshold X      convergence: expected gain left in the average log\n"
             "                     slowdown below X for 3 iterations (default 0.02)\n"
+            "  --arrival PATTERN  how ranks enter each timed call: sync (default: all\n"
+            "                     right after a barrier; time = slowest rank's call), or\n"
+            "                     linear:US (rank r of p US*r/(p-1) late), last:US (the\n"
+            "                     last rank US late), random:US (each rank up to US late,\n"
+            "                     seeded); with a pattern the time is the last delay:\n"
+            "                     last exit minus last entry\n"
             "  --cut RATIO        racing: a point whose second call is slower than RATIO x\n"
             "                     the best measured time at its shape and size is\n"
             "                     recorded after it (default 1.25; 0: never)\n"
@@ -143,6 +158,31 @@ static int parse_colls(const char *s, tune_opts_t *o, char *err, size_t len)
         return -1;
     }
     return 0;
+}
+
+/* --arrival sync | linear:US | last:US | random:US; 0 ok, -1 not valid. */
+static int parse_arrival(const char *v, tune_opts_t *o)
+{
+    static const char *const names[] = {"sync", "linear", "last", "random"};
+    o->arrival = v;
+    if (!strcmp(v, "sync")) {
+        o->arrival_kind = ARRIVAL_SYNC;
+        o->arrival_us = 0;
+        return 0;
+    }
+    const char *colon = strchr(v, ':');
+    for (int k = ARRIVAL_LINEAR; colon && k <= ARRIVAL_RANDOM; k++) {
+        if ((size_t)(colon - v) != strlen(names[k]) || strncmp(v, names[k], strlen(names[k])))
+            continue;
+        char *end = NULL;
+        double us = strtod(colon + 1, &end);
+        if (end == colon + 1 || *end || !(us > 0 && us <= 1e6))
+            return -1;
+        o->arrival_kind = k;
+        o->arrival_us = us;
+        return 0;
+    }
+    return -1;
 }
 
 /* 0 ok, 1 help printed, -1 error in err. */
@@ -224,6 +264,12 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             }
             *(!strcmp(a, "--timeout") ? &o->timeout
               : !strcmp(a, "--point-budget") ? &o->point_budget : &o->threshold) = d;
+        } else if (!strcmp(a, "--arrival")) {
+            if (parse_arrival(v, o)) {
+                snprintf(err, len, "--arrival %s: give sync, or linear:US, last:US or random:US "
+                         "with US the spread in microseconds (0 < US <= 1e6), e.g. linear:50", v);
+                return -1;
+            }
         } else if (!strcmp(a, "--random-to")) {
             double d = strtod(v, &end);
             if (end == v || *end || !(d > 0 && d <= 100)) {
@@ -280,6 +326,11 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
     }
     if (o->random_to > 0 && (!o->oracle || o->score)) {
         snprintf(err, len, "--random-to: only for an --oracle replay (without --score)");
+        return -1;
+    }
+    if (o->arrival && o->oracle) {
+        snprintf(err, len, "--arrival %s: --oracle replays measured times and runs no call "
+                 "(drop one of the two)", o->arrival);
         return -1;
     }
     if (o->inject_fail && o->oracle) {
@@ -630,27 +681,83 @@ static double median(double *v, int n)
 static const char *inject_label;
 static int inject_attempts;
 
-/* One timed call, maximum over ranks (also a synchronization); < 0 on an
- * error on any rank (every rank of comm returns the same). */
+/* --arrival of this run (set once by tune_run, like inject_label) and the
+ * count of timed calls made by this rank (the random pattern's stream). */
+static int arrival_kind = ARRIVAL_SYNC;
+static double arrival_us;
+static uint64_t arrival_calls;
+static uint64_t arrival_seed;
+
+/* Wait us microseconds: busy on the clock (MPICH), or charged to the
+ * simulated clock (SimGrid, where a busy loop would not advance it). */
+static void delay_us(double us)
+{
+#ifdef HYT_SMPI
+    /* flops at this host's speed: exact in any mode (smpi_execute scales by
+     * smpi/host-speed instead) */
+    smpi_execute_flops(us * 1e-6 * sg_host_get_speed(sg_host_self()));
+#else
+    double end = PMPI_Wtime() + us * 1e-6;
+    while (PMPI_Wtime() < end)
+        ;
+#endif
+}
+
+/* This rank's lateness in a timed call under the arrival pattern. */
+static double arrival_delay_us(MPI_Comm comm)
+{
+    int r, p;
+    PMPI_Comm_rank(comm, &r);
+    PMPI_Comm_size(comm, &p);
+    uint64_t x;
+    switch (arrival_kind) {
+    case ARRIVAL_LINEAR:
+        return p > 1 ? arrival_us * r / (p - 1) : 0;
+    case ARRIVAL_LAST:
+        return r == p - 1 ? arrival_us : 0;
+    case ARRIVAL_RANDOM: /* a hash of (seed, call, rank): reproducible, no state to share */
+        x = arrival_seed ^ (arrival_calls * 0x9e3779b97f4a7c15ull) ^
+            ((uint64_t)r * 0xc2b2ae3d27d4eb4full);
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        x ^= x >> 31;
+        return arrival_us * (double)(x >> 11) * 0x1.0p-53;
+    default:
+        return 0;
+    }
+}
+
+/* One timed call after a barrier; < 0 on an error on any rank (every rank
+ * of comm returns the same: the answer is reduced, which also synchronizes).
+ * sync: the maximum over ranks of each rank's call.  With an arrival
+ * pattern each rank first waits its delay, and the answer is the last
+ * delay, max exit - max entry, both measured from each rank's barrier exit:
+ * how long the collective keeps the job after its last process arrived. */
 static double timed_call(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, int attempt)
 {
     PMPI_Barrier(comm);
+    double tb = PMPI_Wtime(), late = arrival_delay_us(comm);
+    arrival_calls++;
     /* MPICH candidate: every rank of comm writes the same value; MPICH 4.0.2
      * applies it from the next call; "auto" goes back right after the call,
      * so the timing reductions below run MPICH's own selection */
     int sel = cd->mpich >= 0 ? hyt_mpich_select(cd->alg->coll, cd->mpich) : 0;
     if (inject_label && attempt < inject_attempts && !strcmp(cd->label, inject_label))
         sel = -1;
+    if (late > 0)
+        delay_us(late);
     double t0 = PMPI_Wtime();
     hyt_fallback_t fb;
     int rc = sel == 0 ? hyt_run_alg(a, cd->alg, cd->k, &fb) : MPI_ERR_OTHER;
-    double t = rc == MPI_SUCCESS ? PMPI_Wtime() - t0 : -1, mx;
+    double t1 = PMPI_Wtime();
     if (cd->mpich >= 0)
         hyt_mpich_select(cd->alg->coll, -1);
-    PMPI_Allreduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
-    double mn;
-    PMPI_Allreduce(&t, &mn, 1, MPI_DOUBLE, MPI_MIN, comm);
-    return mn < 0 ? -1 : mx;
+    /* maxima of: own call, entry, exit (since the barrier), failure */
+    double v[4] = {t1 - t0, t0 - tb, t1 - tb, rc != MPI_SUCCESS}, mx[4];
+    PMPI_Allreduce(v, mx, 4, MPI_DOUBLE, MPI_MAX, comm);
+    if (mx[3] > 0)
+        return -1;
+    return arrival_kind == ARRIVAL_SYNC ? mx[0] : mx[2] - mx[1];
 }
 
 /* One attempt at a point: its time in us, or -1 if a call failed; *cut: it
@@ -1078,7 +1185,7 @@ static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, i
     int vlen = 0;
     MPI_Get_library_version(ver, &vlen);
     ver[strcspn(ver, "\n")] = 0; /* first line: library and version */
-    char *txt = hyt_table_json(j->nodes, j->ppn, ver, colls, ncs);
+    char *txt = hyt_table_json(j->nodes, j->ppn, ver, t->arrival ? t->arrival : "sync", colls, ncs);
     char err[600];
     if (!txt) {
         fprintf(stderr, "hytune tune: out of memory building the table\n");
@@ -1182,6 +1289,9 @@ static int mpi_main(const tune_opts_t *t)
         inject_label = t->inject_fail;
         inject_attempts = t->inject_attempts;
     }
+    arrival_kind = t->arrival_kind;
+    arrival_us = t->arrival_us;
+    arrival_seed = t->seed * 0x100000001b3ull + 0xa77;
     for (int i = 0; i < t->ncolls && cs && rc == 0; i++) {
         if (rank == 0) {
             warm_start(&cs[i], ws);

@@ -228,7 +228,7 @@ static void test_table(void)
     int n2 = hyt_rules_build(two_alg, NULL, 4, 2, c2, 2, 1, 1 << 20, 1, r2, 4);
     hyt_tune_set_t sets[2] = {{4, 2, n2, r2, names}, {1, 1, n1, r1, names}};
     hyt_tune_coll_t coll = {"allreduce", 2, sets};
-    char *txt = hyt_table_json(4, 2, "test", &coll, 1);
+    char *txt = hyt_table_json(4, 2, "test", "sync", &coll, 1);
     CHECK(txt != NULL, "json");
     char path[] = "/tmp/hyt-test-rules-XXXXXX";
     int fd = mkstemp(path);
