@@ -39,10 +39,10 @@
 #define HYT_BENCH_MIN_REPS 5
 #define HYT_BENCH_MAX_REPS 30
 #define MAX_COLLS HYT_NCOLL
+#define MAX_RULES 128
 
 /* --arrival: when each rank enters a timed call (see timed_call) */
 enum { ARRIVAL_SYNC, ARRIVAL_LINEAR, ARRIVAL_LAST, ARRIVAL_RANDOM };
-#define MAX_RULES 128
 
 typedef struct tune_opts {
     int colls[MAX_COLLS], ncolls;
@@ -709,19 +709,16 @@ static double arrival_delay_us(MPI_Comm comm)
     int r, p;
     PMPI_Comm_rank(comm, &r);
     PMPI_Comm_size(comm, &p);
-    uint64_t x;
+    hyt_rng_t rng;
     switch (arrival_kind) {
     case ARRIVAL_LINEAR:
         return p > 1 ? arrival_us * r / (p - 1) : 0;
     case ARRIVAL_LAST:
         return r == p - 1 ? arrival_us : 0;
-    case ARRIVAL_RANDOM: /* a hash of (seed, call, rank): reproducible, no state to share */
-        x = arrival_seed ^ (arrival_calls * 0x9e3779b97f4a7c15ull) ^
-            ((uint64_t)r * 0xc2b2ae3d27d4eb4full);
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-        x ^= x >> 31;
-        return arrival_us * (double)(x >> 11) * 0x1.0p-53;
+    case ARRIVAL_RANDOM: /* a stream per (seed, call, rank): reproducible, no state to share */
+        hyt_rng_seed(&rng, arrival_seed ^ (arrival_calls * 0x9e3779b97f4a7c15ull) ^
+                               ((uint64_t)r * 0xc2b2ae3d27d4eb4full));
+        return arrival_us * hyt_rng_uniform(&rng);
     default:
         return 0;
     }
