@@ -58,6 +58,7 @@ typedef struct tune_opts {
     double arrival_us;        /* its spread in us */
     uint64_t seed;
     int batch, exhaustive, no_mpich;
+    int select_variance;      /* --select variance: ACCLAiM's choice and stop */
     int k_max;                /* --k-max: largest radix of any candidate (0: no cap) */
     int no_parallel;          /* --no-parallel: one benchmark point at a time */
     int job_shape_only;       /* --shapes job: tune only the job's own shape */
@@ -77,6 +78,11 @@ static void usage(FILE *f)
             "  --batch N          points per iteration (default 8)\n"
             "  --threshold X      convergence: expected gain left in the average log\n"
             "                     slowdown below X for 3 iterations (default 0.02)\n"
+            "  --select MODE      decision (default): next points by the expected\n"
+            "                     improvement of each size's choice per benchmark\n"
+            "                     second, stop on the expected gain left; variance: the\n"
+            "                     largest jackknife variance, stop when the cumulative\n"
+            "                     variance changes by less than --threshold\n"
             "  --arrival PATTERN  how ranks enter each timed call: sync (default: all\n"
             "                     right after a barrier; time = slowest rank's call), or\n"
             "                     linear:US (rank r of p US*r/(p-1) late), last:US (the\n"
@@ -215,6 +221,17 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
                 return -1;
             }
             o->job_shape_only = !strcmp(v, "job");
+            i++;
+            continue;
+        }
+        if (!strcmp(a, "--select")) {
+            if (!v || (strcmp(v, "decision") && strcmp(v, "variance"))) {
+                snprintf(err, len, "--select %s: give decision (expected improvement of the "
+                         "choices, the default) or variance (largest jackknife variance)",
+                         v ? v : "");
+                return -1;
+            }
+            o->select_variance = !strcmp(v, "variance");
             i++;
             continue;
         }
@@ -360,6 +377,7 @@ static void al_opts(const tune_opts_t *t, uint64_t gran, hyt_al_opts_t *o)
     o->batch = t->batch;
     o->init_points = 2 * t->batch;
     o->threshold = t->threshold;
+    o->select = t->select_variance ? HYT_AL_SELECT_VARIANCE : HYT_AL_SELECT_DECISION;
     o->cut = t->exhaustive ? 0 : t->cut; /* an oracle needs every point's median */
     o->seed = t->seed;
     o->forest.seed = t->seed;
