@@ -9,6 +9,10 @@
 #    R^2, average slowdown vs the best measured choice, accuracy, share of
 #    significant mistakes (>10% slower) and cumulative benchmark seconds as a
 #    percentage of the exhaustive sweep.
+#    The sweep races (--cut 1.25): under SimGrid every call after the first
+#    takes the same time, so a loser's second call is its median and the
+#    oracle is the same (test smpi/tune-exhaustive-cut); SWEEP_CUT=0 repeats
+#    every point.  K_MAX (unset) passes --k-max to the sweep.
 # Environment: B (build dir, default build), NODES (16), PPN (4),
 # COLLS (allreduce,bcast,reduce,allgather), MAX_BYTES (1M),
 # PLATFORM (platforms/cluster-small.xml), SEEDS ("1 2 3"), BUDGET (15: also print
@@ -33,7 +37,8 @@ SMPI="--cfg=smpi/simulate-computation:no --log=root.thres:critical --log=smpi.th
 if [ ! -s "$out/oracle.csv" ]; then
     echo "tune_oracle: exhaustive sweep, $NODES nodes x $PPN ppn, $COLLS, up to $MAX_BYTES" >&2
     smpirun -np $((NODES * PPN)) -platform "$PLATFORM" -hostfile "$hf" $SMPI \
-        "$B/bin/hytune-smpi" tune --exhaustive --batch 64 --coll "$COLLS" --max-bytes "$MAX_BYTES" \
+        "$B/bin/hytune-smpi" tune --exhaustive --cut "${SWEEP_CUT:-1.25}" ${K_MAX:+--k-max "$K_MAX"} \
+        --batch 64 --coll "$COLLS" --max-bytes "$MAX_BYTES" \
         --timeout 1e9 --dump "$out/oracle.csv.tmp" -o "$out/exhaustive-table.json" 2>"$out/sweep.log"
     mv "$out/oracle.csv.tmp" "$out/oracle.csv"
 fi

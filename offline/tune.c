@@ -52,6 +52,7 @@ typedef struct tune_opts {
     int inject_attempts;      /* attempts of that candidate that fail (1 or 2) */
     double timeout, point_budget, threshold;
     double cut;               /* --cut RATIO: racing (0: never cut) */
+    int cut_given;            /* --cut on the command line (--exhaustive races only then) */
     double random_to;         /* --random-to PCT (--oracle): random sampling's budget */
     const char *arrival;      /* --arrival PATTERN as given (NULL: sync) */
     int arrival_kind;         /* ARRIVAL_* */
@@ -94,7 +95,8 @@ static void usage(FILE *f)
             "                     recorded after it (default 1.25; 0: never)\n"
             "  --seed N           seed of every random choice (default 1)\n"
             "  --dump FILE        also write every measurement as oracle CSV\n"
-            "  --exhaustive       measure every grid point (with --dump: an oracle)\n"
+            "  --exhaustive       measure every grid point (with --dump: an oracle);\n"
+            "                     races only with an explicit --cut\n"
             "  --warm-start FILE  start from measurements in oracle CSV format\n"
             "  --oracle FILE      no MPI: replay the loop on an exhaustive CSV\n"
             "                     (coll,nodes,ppn,bytes,algorithm,k,time_us) and print\n"
@@ -303,6 +305,7 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
                 return -1;
             }
             o->cut = d;
+            o->cut_given = 1;
         } else if (!strcmp(a, "--forest-depth") || !strcmp(a, "--forest-min-leaf") ||
                    !strcmp(a, "--forest-trees")) {
             long n = strtol(v, &end, 10);
@@ -378,7 +381,9 @@ static void al_opts(const tune_opts_t *t, uint64_t gran, hyt_al_opts_t *o)
     o->init_points = 2 * t->batch;
     o->threshold = t->threshold;
     o->select = t->select_variance ? HYT_AL_SELECT_VARIANCE : HYT_AL_SELECT_DECISION;
-    o->cut = t->exhaustive ? 0 : t->cut; /* an oracle needs every point's median */
+    /* an oracle needs every point's median, unless racing is asked for (under
+     * SimGrid a loser's second call is its median: every call is the same) */
+    o->cut = t->exhaustive && !t->cut_given ? 0 : t->cut;
     o->seed = t->seed;
     o->forest.seed = t->seed;
     if (t->forest_depth)
