@@ -10,7 +10,8 @@
 #   tuner:  its state after its last iteration costing <= B% (after its own
 #           stop, the stopped state: "stopped" counts those seeds);
 #   random: random sampling's last iteration costing <= B%, only for seeds
-#           whose random run reached B% (it runs to the tuner's stop cost).
+#           whose random run reached B% or measured the whole grid (it runs
+#           to the tuner's stop cost, or to --random-to).
 # Means over seeds of the average slowdown and the share of significant
 # mistakes (> 10% slower), and "ok": seeds with slowdown <= 1.03 and
 # mistakes <= 5%.  With -p and gnuplot, also a PNG of the "all" curves.
@@ -33,13 +34,17 @@ awk -v budgets="$budgets" -v dat="$dat" '
 FNR == 1 { nf++ }
 /^# [a-z_]+: .* groups,/ {
     c = $2; sub(":", "", c)
-    for (i = 3; i < NF; i++) if ($(i + 1) == "groups,") groups[c] = $i
+    for (i = 3; i < NF; i++) {
+        if ($(i + 1) == "groups,") groups[c] = $i
+        if ($(i + 1) == "grid") gridn[c] = $i
+    }
     if (!(c in seen)) { seen[c] = 1; colls[++nc] = c }
 }
 $1 == "tuner" || $1 == "random" {
     m = $1; c = $2; cost = $6; sub("%", "", cost)
     key = nf SUBSEP c SUBSEP m
     n = ++rows[key]; rcost[key, n] = cost + 0; rslow[key, n] = $10; rmis[key, n] = $12
+    if ($4 >= gridn[c]) done[key] = 1 # the whole grid measured: final at any budget
 }
 function at(key, b,    i, last) { # last row costing <= b%, 0 if none
     last = 0
@@ -68,7 +73,7 @@ END {
                     if (i) { tsl += w * rslow[kt, i]; tmi += w * rmis[kt, i]; tg += w } else tgood = 0
                     if (i < rows[kt]) stop = 0
                     j = at(kr, b)
-                    if (j && rcost[kr, rows[kr]] >= b - 1e-9) { rsl += w * rslow[kr, j]; rmi += w * rmis[kr, j]; rg += w } else rgood = 0
+                    if (j && (rcost[kr, rows[kr]] >= b - 1e-9 || done[kr])) { rsl += w * rslow[kr, j]; rmi += w * rmis[kr, j]; rg += w } else rgood = 0
                 }
                 if (tgood && tg > 0) {
                     tn++; ts += tsl / tg; tm += tmi / tg; st += stop
@@ -88,7 +93,8 @@ END {
 }' "$@"
 if [ -n "$png" ]; then
     if command -v gnuplot >/dev/null 2>&1; then
-        gnuplot -e "datafile='$dat'; outfile='$png'; plottitle='tuner vs random sampling, whole run ($# seeds)'" \
+        name=$(basename "$(dirname "$1")")
+        gnuplot -e "datafile='$dat'; outfile='$png'; plottitle='$name: tuner vs random sampling, whole run ($# seeds)'" \
             "$top/bench/plot/oracle_curve.gp" || echo "oracle_curve: gnuplot failed" >&2
     else
         echo "oracle_curve: gnuplot not found, data in $dat" >&2

@@ -9,8 +9,9 @@
 #    R^2, average slowdown vs the best measured choice, accuracy, share of
 #    significant mistakes (>10% slower) and cumulative benchmark seconds as a
 #    percentage of the exhaustive sweep.
-#    The sweep races (--cut 1.25): under SimGrid every call after the first
-#    takes the same time, so a loser's second call is its median and the
+#    The sweep races (--cut 1.25): under SimGrid, one point at a time (no
+#    network groups known), every call after the first takes the same time,
+#    so a loser's second call is its median and the
 #    oracle is the same (test smpi/tune-exhaustive-cut); SWEEP_CUT=0 repeats
 #    every point.  K_MAX (unset) passes --k-max to the sweep.
 # Environment: B (build dir, default build), NODES (16), PPN (4),

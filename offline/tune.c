@@ -382,7 +382,7 @@ static void al_opts(const tune_opts_t *t, uint64_t gran, hyt_al_opts_t *o)
     o->threshold = t->threshold;
     o->select = t->select_variance ? HYT_AL_SELECT_VARIANCE : HYT_AL_SELECT_DECISION;
     /* an oracle needs every point's median, unless racing is asked for (under
-     * SimGrid a loser's second call is its median: every call is the same) */
+     * SimGrid, one point at a time, a loser's second call is its median) */
     o->cut = t->exhaustive && !t->cut_given ? 0 : t->cut;
     o->seed = t->seed;
     o->forest.seed = t->seed;
