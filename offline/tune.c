@@ -704,11 +704,9 @@ static double median(double *v, int n)
 static const char *inject_label;
 static int inject_attempts;
 
-/* --arrival of this run (set once by tune_run, like inject_label) and the
- * count of timed calls made by this rank (the random pattern's stream). */
+/* --arrival of this run (set once by tune_run, like inject_label). */
 static int arrival_kind = ARRIVAL_SYNC;
 static double arrival_us;
-static uint64_t arrival_calls;
 static uint64_t arrival_seed;
 
 /* Wait us microseconds: busy on the clock (MPICH), or charged to the
@@ -726,8 +724,13 @@ static void delay_us(double us)
 #endif
 }
 
-/* This rank's lateness in a timed call under the arrival pattern. */
-static double arrival_delay_us(MPI_Comm comm)
+/* This rank's lateness in call number `call` of a point (0, 1: the warm-up
+ * calls, then the repetitions) under the arrival pattern.  The random
+ * pattern draws from (seed, call, rank): every candidate at every point
+ * meets the same delays in its j-th call (common random numbers, so that
+ * candidates differ by their algorithm, not by their draws), reproducibly
+ * and with no state to share. */
+static double arrival_delay_us(MPI_Comm comm, int call)
 {
     int r, p;
     PMPI_Comm_rank(comm, &r);
@@ -738,8 +741,8 @@ static double arrival_delay_us(MPI_Comm comm)
         return p > 1 ? arrival_us * r / (p - 1) : 0;
     case ARRIVAL_LAST:
         return r == p - 1 ? arrival_us : 0;
-    case ARRIVAL_RANDOM: /* a stream per (seed, call, rank): reproducible, no state to share */
-        hyt_rng_seed(&rng, arrival_seed ^ (arrival_calls * 0x9e3779b97f4a7c15ull) ^
+    case ARRIVAL_RANDOM:
+        hyt_rng_seed(&rng, arrival_seed ^ ((uint64_t)call * 0x9e3779b97f4a7c15ull) ^
                                ((uint64_t)r * 0xc2b2ae3d27d4eb4full));
         return arrival_us * hyt_rng_uniform(&rng);
     default:
@@ -753,11 +756,10 @@ static double arrival_delay_us(MPI_Comm comm)
  * pattern each rank first waits its delay, and the answer is the last
  * delay, max exit - max entry, both measured from each rank's barrier exit:
  * how long the collective keeps the job after its last process arrived. */
-static double timed_call(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, int attempt)
+static double timed_call(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, int attempt, int call)
 {
     PMPI_Barrier(comm);
-    double tb = PMPI_Wtime(), late = arrival_delay_us(comm);
-    arrival_calls++;
+    double tb = PMPI_Wtime(), late = arrival_delay_us(comm, call);
     /* MPICH candidate: every rank of comm writes the same value; MPICH 4.0.2
      * applies it from the next call; "auto" goes back right after the call,
      * so the timing reductions below run MPICH's own selection */
@@ -787,11 +789,11 @@ static double bench_attempt(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, doub
 {
     *cut = 0;
     double reps[HYT_BENCH_MAX_REPS];
-    double first = timed_call(a, cd, comm, attempt);
+    double first = timed_call(a, cd, comm, attempt, 0);
     if (first < 0 || first > budget) /* too slow to repeat: recorded as measured once */
         return first < 0 ? -1 : first * 1e6;
     for (int w = 1; w < HYT_BENCH_WARMUP; w++) {
-        double t = timed_call(a, cd, comm, attempt);
+        double t = timed_call(a, cd, comm, attempt, w);
         if (t < 0)
             return -1;
         /* racing: the first call paid any setup; the second already tells a loser */
@@ -803,7 +805,7 @@ static double bench_attempt(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, doub
     int n = 0;
     double spent = 0;
     while (n < HYT_BENCH_MAX_REPS && (n < HYT_BENCH_MIN_REPS || spent < budget)) {
-        double t = timed_call(a, cd, comm, attempt);
+        double t = timed_call(a, cd, comm, attempt, HYT_BENCH_WARMUP + n);
         if (t < 0)
             return -1;
         reps[n++] = t;
