@@ -392,6 +392,16 @@ int hyt_al_next(hyt_al_t *a, hyt_al_point_t *out, int max)
     return got;
 }
 
+/* Best measured log time of group g (INFINITY: nothing measured yet). */
+static double group_best(const hyt_al_t *a, int g)
+{
+    double inc = INFINITY;
+    for (int q = a->gstart[g]; q < a->gstart[g + 1]; q++)
+        if (a->nmeas[a->order[q]])
+            inc = fmin(inc, a->meas[a->order[q]]);
+    return inc;
+}
+
 /* Decision-focused scores (HYT_AL_SELECT_DECISION).  In a group (one shape
  * and size) the incumbent is the best measured candidate, log time m (the
  * best predicted one while none is measured).  An unmeasured candidate with
@@ -403,16 +413,6 @@ int hyt_al_next(hyt_al_t *a, hyt_al_point_t *out, int max)
  * with its time), so cheap small-message decisions are settled first and
  * expensive points are bought only where they may change a choice.  The
  * expected gain left is the mean over groups of their largest EI. */
-/* Best measured log time of group g (INFINITY: nothing measured yet). */
-static double group_best(const hyt_al_t *a, int g)
-{
-    double inc = INFINITY;
-    for (int q = a->gstart[g]; q < a->gstart[g + 1]; q++)
-        if (a->nmeas[a->order[q]])
-            inc = fmin(inc, a->meas[a->order[q]]);
-    return inc;
-}
-
 static void score_points(hyt_al_t *a)
 {
     double tot = 0;

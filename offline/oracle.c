@@ -222,17 +222,23 @@ static int make_grid(view_t *v, hyt_al_point_t **out)
     return g ? n : -1;
 }
 
-/* Groups (shape and power-of-two size with at least one measured candidate). */
+/* Best time of group (shape s, size 2^lg) over its measured candidates;
+ * INFINITY when it has none (no group at that size). */
+static double group_best(view_t *v, int s, int lg)
+{
+    double best = INFINITY; /* fmin skips the candidates not measured */
+    for (int q = 0; q < v->ncand; q++)
+        best = fmin(best, *cell(v, s, lg, q));
+    return best;
+}
+
+/* Groups: shapes and power-of-two sizes with at least one measured candidate. */
 static int count_groups(view_t *v)
 {
     int n = 0;
     for (int s = 0; s < v->nshape; s++)
-        for (int lg = 0; lg < 64; lg++) {
-            int any = 0;
-            for (int c = 0; c < v->ncand && !any; c++)
-                any = !isnan(*cell(v, s, lg, c));
-            n += any;
-        }
+        for (int lg = 0; lg < 64; lg++)
+            n += !isinf(group_best(v, s, lg));
     return n;
 }
 
@@ -418,9 +424,7 @@ int hyt_oracle_score_table(const hyt_oracle_t *o, const char *coll, const hyt_ta
             const hyt_rule_set_t *set =
                 hyt_table_match(t, (hyt_coll_t)c, v->shape[s][0], v->shape[s][1]);
             for (int lg = 0; lg < 64; lg++) {
-                double best = INFINITY; /* fmin skips the candidates not measured */
-                for (int q = 0; q < v->ncand; q++)
-                    best = fmin(best, *cell(v, s, lg, q));
+                double best = group_best(v, s, lg);
                 if (isinf(best)) /* no group at this size */
                     continue;
                 const hyt_rule_t *r = set ? hyt_rules_lookup(set, (size_t)1 << lg) : NULL;

@@ -152,14 +152,12 @@ char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival,
     json_object_object_add(plat, "ppn", json_object_new_int(ppn));
     json_object_object_add(plat, "mpi", json_object_new_string(mpi ? mpi : "unknown"));
     json_object_object_add(root, "platform", plat);
-    if (arrival) { /* how the times were measured (informational) */
-        json_object *tu = json_object_new_object();
-        json_object_object_add(tu, "arrival", json_object_new_string(arrival));
-        json_object_object_add(tu, "metric", json_object_new_string(
-                                                 strcmp(arrival, "sync") ? "last delay"
-                                                                         : "slowest rank's call"));
-        json_object_object_add(root, "tuning", tu);
-    }
+    json_object *tu = json_object_new_object(); /* how the times were measured */
+    json_object_object_add(tu, "arrival", json_object_new_string(arrival));
+    json_object_object_add(tu, "metric", json_object_new_string(strcmp(arrival, "sync")
+                                                                    ? "last delay"
+                                                                    : "slowest rank's call"));
+    json_object_object_add(root, "tuning", tu);
     for (int c = 0; c < ncolls; c++) {
         int maxn = 0, maxp = 0;
         for (int i = 0; i < colls[c].nsets; i++) {

@@ -47,8 +47,9 @@ typedef struct hyt_tune_coll {
 
 /* JSON text of the table (malloc'ed) or NULL.  The largest shape of the job
  * gets no nodes_max / ppn_max bound, so larger communicators match it.
- * arrival (unless NULL): the --arrival pattern the times were measured
- * with, written as "tuning": {"arrival", "metric"} (the loader ignores it). */
+ * arrival: the --arrival pattern the times were measured with ("sync" by
+ * default), written as "tuning": {"arrival", "metric"} (the loader ignores
+ * it). */
 char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival,
                      const hyt_tune_coll_t *colls, int ncolls);
 /* Write text to path atomically (temp file in the same folder, fsync,

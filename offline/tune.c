@@ -732,6 +732,8 @@ static void delay_us(double us)
  * and with no state to share. */
 static double arrival_delay_us(MPI_Comm comm, int call)
 {
+    if (arrival_kind == ARRIVAL_SYNC)
+        return 0;
     int r, p;
     PMPI_Comm_rank(comm, &r);
     PMPI_Comm_size(comm, &p);
@@ -745,7 +747,7 @@ static double arrival_delay_us(MPI_Comm comm, int call)
         hyt_rng_seed(&rng, arrival_seed ^ ((uint64_t)call * 0x9e3779b97f4a7c15ull) ^
                                ((uint64_t)r * 0xc2b2ae3d27d4eb4full));
         return arrival_us * hyt_rng_uniform(&rng);
-    default:
+    default: /* ARRIVAL_SYNC, returned above */
         return 0;
     }
 }
