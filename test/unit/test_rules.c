@@ -3,6 +3,7 @@
  * written must load with src/table.c's hyt_table_load. */
 #include "offline/active.c"
 #include "offline/forest.c"
+#include "offline/oracle.h"
 #include "offline/rules.c"
 #include "src/hyt.h"
 #include "test/check.h"
@@ -32,7 +33,8 @@ static int measure(void *ctx, const hyt_al_point_t *pts, int n, const double *cu
     int *calls = ctx;
     for (int i = 0; i < n; i++) {
         us[i] = model(&pts[i]);
-        cost[i] = (us[i] > cut[i] ? 2e-6 : 12e-6) * us[i];
+        /* the oracle replay's cost model: a cut point pays its two calls */
+        cost[i] = (us[i] > cut[i] ? HYT_ORACLE_CUT_CALLS : HYT_ORACLE_CALLS) * 1e-6 * us[i];
         calls[0]++;
         calls[1] += (pts[i].bytes & (pts[i].bytes - 1)) != 0; /* not a power of two */
     }
@@ -272,7 +274,7 @@ static int measure_failing(void *ctx, const hyt_al_point_t *pts, int n, const do
     for (int i = 0; i < n; i++) {
         int fail = pts[i].alg == 0 && pts[i].nodes == 2 && pts[i].ppn == 2 && pts[i].bytes == 1024;
         us[i] = fail ? -1 : model(&pts[i]);
-        cost[i] = 12e-6 * model(&pts[i]);
+        cost[i] = HYT_ORACLE_CALLS * 1e-6 * model(&pts[i]);
         *failed += fail;
     }
     return 0;
