@@ -2,14 +2,17 @@
 #   build/lib/libhytune.so, build/lib/libhytune.a   (MPICH)
 #   build/lib/libhytune-smpi.a                      (SimGrid SMPI, if found)
 #   build/bin/hytune, build/bin/hytune-smpi         (the command)
-#   build/bin/hytune-smpicc                         (compile any MPI program for simulation)
+#   build/bin/hytune-smpicc, hytune-smpicxx,
+#   build/bin/hytune-smpif90                        (compile any MPI program for simulation)
 ifeq ($(wildcard config.mk),)
 $(error run ./configure first (./configure --help))
 endif
 include config.mk
 
 B ?= build
-LIBSRC := $(wildcard src/*.c algorithms/*.c algorithms/*/*.c topology/*.c online/*.c)
+# src/smpi_*.c: SimGrid only (Fortran entry points SMPI's own bindings would bypass)
+SMPI_ONLY_SRC := $(wildcard src/smpi_*.c)
+LIBSRC := $(filter-out $(SMPI_ONLY_SRC),$(wildcard src/*.c algorithms/*.c algorithms/*/*.c topology/*.c online/*.c))
 TOOLSRC := tools/hytune.c $(wildcard offline/*.c)
 HDRS := $(wildcard src/*.h algorithms/*.h topology/*.h online/*.h offline/*.h)
 INC := -I. $(JSON_CFLAGS) $(HWLOC_CFLAGS)
@@ -17,12 +20,14 @@ LIBS := $(JSON_LIBS) $(HWLOC_LIBS) -lpthread -lm
 
 MPI_OBJ := $(LIBSRC:%.c=$(B)/mpich/%.o)
 TOOL_OBJ := $(TOOLSRC:%.c=$(B)/mpich/%.o)
-SMPI_OBJ := $(LIBSRC:%.c=$(B)/smpi/%.o)
+SMPI_OBJ := $(LIBSRC:%.c=$(B)/smpi/%.o) $(SMPI_ONLY_SRC:%.c=$(B)/smpi/%.o)
 SMPI_TOOL_OBJ := $(TOOLSRC:%.c=$(B)/smpi/%.o)
 
 TARGETS := $(B)/lib/libhytune.so $(B)/lib/libhytune.a $(B)/bin/hytune
 ifneq ($(SMPICC),)
 TARGETS += $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc $(B)/bin/hytune-smpi
+SMPI_WRAPPERS := $(B)/bin/hytune-smpicc $(if $(SMPICXX),$(B)/bin/hytune-smpicxx) $(if $(SMPIF90),$(B)/bin/hytune-smpif90)
+TARGETS += $(SMPI_WRAPPERS)
 endif
 
 all: $(TARGETS)
@@ -51,10 +56,18 @@ $(B)/bin/hytune: $(TOOL_OBJ) $(B)/lib/libhytune.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(SANITIZE) $(TOOL_OBJ) -Wl,--whole-archive $(B)/lib/libhytune.a -Wl,--no-whole-archive -o $@ $(LIBS)
 
+# one template for the three compiler wrappers (C, C++, Fortran)
+smpi_wrap = sed -e 's|@SMPICOMP@|$(1)|g' -e 's|@LIB@|$(2)/libhytune-smpi.a|g' \
+	    -e 's|@INC@|$(3)|g' -e 's|@LIBS@|$(LIBS)|g' tools/hytune-smpicc.in
 $(B)/bin/hytune-smpicc: tools/hytune-smpicc.in config.mk
 	@mkdir -p $(dir $@)
-	sed -e 's|@SMPICC@|$(SMPICC)|g' -e 's|@LIB@|$(abspath $(B)/lib/libhytune-smpi.a)|g' \
-	    -e 's|@INC@|$(abspath include)|g' -e 's|@LIBS@|$(LIBS)|g' $< > $@ && chmod +x $@
+	$(call smpi_wrap,$(SMPICC),$(abspath $(B)/lib),$(abspath include)) > $@ && chmod +x $@
+$(B)/bin/hytune-smpicxx: tools/hytune-smpicc.in config.mk
+	@mkdir -p $(dir $@)
+	$(call smpi_wrap,$(SMPICXX),$(abspath $(B)/lib),$(abspath include)) > $@ && chmod +x $@
+$(B)/bin/hytune-smpif90: tools/hytune-smpicc.in config.mk
+	@mkdir -p $(dir $@)
+	$(call smpi_wrap,$(SMPIF90),$(abspath $(B)/lib),$(abspath include)) > $@ && chmod +x $@
 
 $(B)/bin/hytune-smpi: $(SMPI_TOOL_OBJ) $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc
 	$(B)/bin/hytune-smpicc $(SMPI_TOOL_OBJ) -o $@
@@ -87,7 +100,18 @@ $(B)/test/smpi/%: test/smpi/%.c $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc
 	@mkdir -p $(dir $@)
 	$(B)/bin/hytune-smpicc $(CFLAGS) $(INC) $< -o $@
 
-tests: all $(UNIT_BIN) $(MPI_TEST_BIN) $(SMPI_TEST_BIN)
+# the Fortran program under SimGrid, with `use mpi` (_mod) and `include 'mpif.h'` (_mpif);
+# gfortran >= 10 needs -fallow-argument-mismatch for MPI's choice buffers without explicit interfaces
+SMPI_FORTRAN_BIN := $(if $(SMPIF90),$(B)/test/smpi/fortran_coll_mod $(B)/test/smpi/fortran_coll_mpif)
+FFLAGS_SMPI := -O1 -g -fallow-argument-mismatch -w
+$(B)/test/smpi/fortran_coll_mod: test/smpi/fortran_coll.F90 $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpif90
+	@mkdir -p $(dir $@)
+	$(B)/bin/hytune-smpif90 $(FFLAGS_SMPI) $< -o $@
+$(B)/test/smpi/fortran_coll_mpif: test/smpi/fortran_coll.F90 $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpif90
+	@mkdir -p $(dir $@)
+	$(B)/bin/hytune-smpif90 $(FFLAGS_SMPI) -DHYT_MPIF $< -o $@
+
+tests: all $(UNIT_BIN) $(MPI_TEST_BIN) $(SMPI_TEST_BIN) $(SMPI_FORTRAN_BIN)
 
 # ---- proxy applications and the collective benchmark (bench/apps/, SimGrid) ----
 BENCH_APP_BIN := $(if $(SMPICC),$(patsubst %.c,$(B)/%,$(wildcard bench/apps/*.c)))
@@ -121,9 +145,16 @@ install: all
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hytune.pc
 ifneq ($(SMPICC),)
 	install -m 644 $(B)/lib/libhytune-smpi.a $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@SMPICC@|$(SMPICC)|g' -e 's|@LIB@|$(PREFIX)/lib/libhytune-smpi.a|g' \
-	    -e 's|@INC@|$(PREFIX)/include|g' -e 's|@LIBS@|$(LIBS)|g' tools/hytune-smpicc.in \
-	    > $(DESTDIR)$(PREFIX)/bin/hytune-smpicc && chmod 755 $(DESTDIR)$(PREFIX)/bin/hytune-smpicc
+	$(call smpi_wrap,$(SMPICC),$(PREFIX)/lib,$(PREFIX)/include) > $(DESTDIR)$(PREFIX)/bin/hytune-smpicc
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/hytune-smpicc
+ifneq ($(SMPICXX),)
+	$(call smpi_wrap,$(SMPICXX),$(PREFIX)/lib,$(PREFIX)/include) > $(DESTDIR)$(PREFIX)/bin/hytune-smpicxx
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/hytune-smpicxx
+endif
+ifneq ($(SMPIF90),)
+	$(call smpi_wrap,$(SMPIF90),$(PREFIX)/lib,$(PREFIX)/include) > $(DESTDIR)$(PREFIX)/bin/hytune-smpif90
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/hytune-smpif90
+endif
 endif
 
 clean:
