@@ -6,6 +6,7 @@
  * whole active-learning loop runs in seconds and its choices can be scored
  * against the best measured candidate of every (shape, size). */
 #include "offline/oracle.h"
+#include "src/file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,10 +19,11 @@
 
 hyt_oracle_t *hyt_oracle_read(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
+    char why[256];
+    FILE *f = hyt_file_open(path, HYT_FILE_MAX_BYTES, why, sizeof why);
     if (!f) {
         snprintf(err, errlen, "oracle %s: cannot open (%s); give a CSV written by "
-                 "bench/tune_oracle.sh or `hytune tune --dump`", path, strerror(errno));
+                 "bench/tune_oracle.sh or `hytune tune --dump`", path, why);
         return NULL;
     }
     hyt_oracle_t *o = calloc(1, sizeof *o);

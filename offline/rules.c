@@ -4,16 +4,15 @@
  * two, keep the argmin, and settle each change between s and 2s by one more
  * prediction at the midpoint 1.5 s.  Thresholds are integers compared as
  * numbers (the prototype's string sort put "<=32" before "<=4").  The table
- * is built with json-c and written through a temporary file and rename(2). */
+ * is built with json-c and written with src/file.c (temporary file, rename). */
 #include "offline/rules.h"
+#include "src/file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int hyt_rules_predict_al(void *ctx, const hyt_al_point_t *pts, int n, double *us)
 {
@@ -180,38 +179,19 @@ char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival,
 
 int hyt_tune_write_atomic(const char *path, const char *text, char *err, size_t errlen)
 {
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s (%s); choose a writable -o path", tmp,
+    hyt_file_out_t out;
+    if (hyt_file_begin(&out, path) != 0) {
+        snprintf(err, errlen, "cannot create %s.tmp.* (%s); choose a writable -o path", path,
                  strerror(errno));
-        free(tmp);
         return -1;
     }
-    size_t len = strlen(text), done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, text + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (size_t)w;
+    if (fputs(text, out.f) < 0 || fputc('\n', out.f) == EOF) {
+        hyt_file_abort(&out);
+        errno = errno ? errno : EIO;
+    } else if (hyt_file_commit(&out) == 0) {
+        return 0;
     }
-    int ok = done == len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot write %s (%s); the previous file is unchanged", path,
-                 strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    snprintf(err, errlen, "cannot write %s (%s); the previous file is unchanged", path,
+             strerror(errno));
+    return -1;
 }

@@ -24,12 +24,14 @@
 #include "offline/mpich.h"
 #include "offline/oracle.h"
 #include "offline/rules.h"
+#include "src/file.h"
 #include "src/hyt.h"
 #include "topology/topology.h"
 
 #ifdef HYT_SMPI
 #include <simgrid/host.h>
 #endif
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1051,6 +1053,14 @@ static void dump_batch(FILE *f, const coll_state_t *cs, const hyt_al_point_t *pt
     }
 }
 
+/* The --dump file appears when the run ends (written with src/file.c). */
+static void dump_close(hyt_file_out_t *out, const char *path)
+{
+    if (out && hyt_file_commit(out) != 0)
+        fprintf(stderr, "hytune tune: --dump %s: cannot write (%s); no dump written\n", path,
+                strerror(errno));
+}
+
 /* Warm start: rows of this collective whose candidate exists here. */
 static void warm_start(coll_state_t *cs, const hyt_oracle_t *o)
 {
@@ -1261,8 +1271,12 @@ static int mpi_main(const tune_opts_t *t)
     char err[512];
     if (rank == 0 && t->warm_start && !(ws = hyt_oracle_read(t->warm_start, err, sizeof err)))
         fprintf(stderr, "hytune tune: --warm-start ignored: %s\n", err);
-    if (rank == 0 && t->dump && !(dump = fopen(t->dump, "w")))
-        fprintf(stderr, "hytune tune: --dump %s: cannot create; no dump written\n", t->dump);
+    hyt_file_out_t dump_out;
+    if (rank == 0 && t->dump && hyt_file_begin(&dump_out, t->dump) != 0)
+        fprintf(stderr, "hytune tune: --dump %s: cannot create (%s); no dump written\n", t->dump,
+                strerror(errno));
+    else if (rank == 0 && t->dump)
+        dump = dump_out.f;
     char kbuf[16];
     snprintf(kbuf, sizeof kbuf, "%d", t->k_max);
     if (rank == 0)
@@ -1287,8 +1301,7 @@ static int mpi_main(const tune_opts_t *t)
         free(j.node_order);
         free(j.node_pos);
         hyt_oracle_free(ws);
-        if (dump)
-            fclose(dump);
+        dump_close(dump ? &dump_out : NULL, t->dump);
         return 2;
     }
     coll_state_t *cs = calloc((size_t)t->ncolls, sizeof *cs);
@@ -1359,8 +1372,7 @@ static int mpi_main(const tune_opts_t *t)
     free(j.node_order);
     free(j.node_pos);
     hyt_oracle_free(ws);
-    if (dump)
-        fclose(dump);
+    dump_close(dump ? &dump_out : NULL, t->dump);
     return rc;
 }
 

@@ -7,6 +7,7 @@
  * Keys without a settled radix are skipped.  Every rank reads the same file,
  * so every rank builds the same table: decisions stay rank-invariant. */
 #include "online/warm.h"
+#include "src/file.h"
 #include "src/hyt.h"
 
 #include <json-c/json.h>
@@ -134,10 +135,26 @@ static int load_comm(json_object *co, int ci, const char *path, char *err, size_
 int hyt_online_warm_load(const char *path, char *err, size_t errlen)
 {
     hyt_online_warm_free();
-    json_object *root = json_object_from_file(path);
-    if (!root)
+    char why[256];
+    size_t len;
+    char *text = hyt_file_read(path, HYT_FILE_MAX_BYTES, &len, why, sizeof why);
+    if (!text)
+        return fail(err, errlen, "HYTUNE_WARM_START=%s: cannot open (%s)" FIX, path, why);
+    json_tokener *tok = json_tokener_new();
+    json_object *root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
+    enum json_tokener_error je = tok ? json_tokener_get_error(tok) : json_tokener_success;
+    const char *jerr = !tok ? "out of memory"
+                       : je == json_tokener_continue ? "unexpected end of file"
+                       : je != json_tokener_success ? json_tokener_error_desc(je)
+                       : !root ? "no JSON value" : NULL;
+    if (tok)
+        json_tokener_free(tok);
+    free(text);
+    if (jerr) {
+        json_object_put(root);
         return fail(err, errlen, "HYTUNE_WARM_START=%s: cannot read it as JSON (%s)" FIX, path,
-                    json_util_get_last_err() ? json_util_get_last_err() : "unknown error");
+                    jerr);
+    }
     json_object *comms;
     int rc = 0;
     if (!json_object_is_type(root, json_type_object) ||

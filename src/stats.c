@@ -8,6 +8,7 @@
  * (temporary file + rename). */
 #include "hyt.h"
 #include "online/online.h"
+#include "src/file.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -15,7 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static void expand_path(const char *pat, char *out, size_t len)
+/* PATH with %j and %r expanded; -1 if it does not fit in len. */
+static int expand_path(const char *pat, char *out, size_t len)
 {
     const char *job = getenv("SLURM_JOB_ID");
     if (!job)
@@ -27,14 +29,18 @@ static void expand_path(const char *pat, char *out, size_t len)
         if (p[0] == '%' && (p[1] == 'j' || p[1] == 'r')) {
             int n = p[1] == 'j' ? snprintf(out + o, len - o, "%s", job)
                                 : snprintf(out + o, len - o, "%d", hyt_world_rank);
-            if (n > 0)
-                o += (size_t)n;
+            if (n < 0 || (size_t)n >= len - o)
+                return -1;
+            o += (size_t)n;
             p++;
         } else {
             out[o++] = *p;
         }
+        if (o + 1 >= len && p[1])
+            return -1;
     }
-    out[o < len ? o : len - 1] = 0;
+    out[o] = 0;
+    return 0;
 }
 
 static const char *mode_name(void)
@@ -129,25 +135,6 @@ static void json_ctx(hyt_comm_t *ctx, void *arg)
     json_object_array_add(comms, o);
 }
 
-/* Write text to path atomically; 0 ok. */
-int hyt_write_atomic(const char *path, const char *text)
-{
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return -1;
-    int ok = fputs(text, f) >= 0;
-    ok &= fflush(f) == 0;
-    ok &= fsync(fileno(f)) == 0;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
 void hyt_stats_dump(void)
 {
     if (!hyt_cfg.stats)
@@ -175,8 +162,13 @@ void hyt_stats_dump(void)
         return;
     }
     char path[4096], jpath[4200];
-    expand_path(dest, path, sizeof path);
-    if (hyt_write_atomic(path, text) != 0)
+    if (expand_path(dest, path, sizeof path) != 0) {
+        hyt_error(HYT_TOPIC_CORE, "HYTUNE_STATS: the path is longer than %zu characters (after "
+                  "%%j and %%r); give a shorter path", sizeof path - 1);
+        free(text);
+        return;
+    }
+    if (hyt_file_write(path, text) != 0)
         hyt_error(HYT_TOPIC_CORE, "HYTUNE_STATS: cannot write %s (%s)", path, strerror(errno));
     free(text);
 
@@ -190,7 +182,7 @@ void hyt_stats_dump(void)
     hyt_comm_foreach(json_ctx, comms);
     json_object_object_add(root, "communicators", comms);
     snprintf(jpath, sizeof jpath, "%s.json", path);
-    if (hyt_write_atomic(jpath, json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY)) != 0)
+    if (hyt_file_write(jpath, json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY)) != 0)
         hyt_error(HYT_TOPIC_CORE, "HYTUNE_STATS: cannot write %s (%s)", jpath, strerror(errno));
     json_object_put(root);
 }

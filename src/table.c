@@ -3,6 +3,7 @@
  * the JSON path of the offending value and the fix; nothing of a bad table
  * is used.  Format: docs/table-format.md. */
 #include "hyt.h"
+#include "src/file.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -30,37 +31,12 @@ static int fail(char *err, size_t len, const char *path, const char *fmt, ...)
 
 static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char why[256];
+    char *text = hyt_file_read(path, HYT_FILE_MAX_BYTES, len, why, sizeof why);
+    if (!text)
         fail(err, errlen, path, "cannot open (%s); set HYTUNE_TABLE to a file written by "
-             "`hytune tune -o FILE`", strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (n + 1 < cap)
-            break;
-        char *nb = realloc(buf, cap *= 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf = nb;
-        }
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (!buf || rerr) {
-        free(buf);
-        fail(err, errlen, path, "cannot read");
-        return NULL;
-    }
-    buf[n] = 0;
-    *len = n;
-    return buf;
+             "`hytune tune -o FILE`", why);
+    return text;
 }
 
 static void offset_to_line(const char *text, size_t off, int *line, int *col)

@@ -7,6 +7,7 @@
  * groups to benchmark in parallel without sharing links.  The parsing here
  * is pure; topology/node.c gathers hostnames and addresses and agrees on the
  * result. */
+#include "src/file.h"
 #include "topology/topology.h"
 
 #include <stdlib.h>
@@ -37,10 +38,11 @@ static int split_line(char *line, char **host, char **path)
 int hyt_groups_parse_file(const char *file, int n, const char *const *names, char **paths,
                           char *err, size_t errlen)
 {
-    FILE *f = fopen(file, "r");
+    char why[256];
+    FILE *f = hyt_file_open(file, HYT_FILE_MAX_BYTES, why, sizeof why);
     if (!f) {
-        snprintf(err, errlen, "HYTUNE_NETWORK_FILE=%s cannot be opened; give a readable file "
-                 "of `hostname group/path` lines", file);
+        snprintf(err, errlen, "HYTUNE_NETWORK_FILE=%s cannot be opened (%s); give a readable "
+                 "file of `hostname group/path` lines", file, why);
         return -1;
     }
     char *line = NULL, *host, *path;
