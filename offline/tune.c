@@ -1053,12 +1053,14 @@ static void dump_batch(FILE *f, const coll_state_t *cs, const hyt_al_point_t *pt
     }
 }
 
-/* The --dump file appears when the run ends (written with src/file.c). */
-static void dump_close(hyt_file_out_t *out, const char *path)
+/* The --dump rows, kept in memory, become the file when the run ends
+ * (src/file.c): an interrupted run leaves no partial or temporary file. */
+static void dump_close(FILE *mem, char **text, const char *path)
 {
-    if (out && hyt_file_commit(out) != 0)
+    if (mem && fclose(mem) == 0 && hyt_file_write(path, *text) != 0)
         fprintf(stderr, "hytune tune: --dump %s: cannot write (%s); no dump written\n", path,
                 strerror(errno));
+    free(*text);
 }
 
 /* Warm start: rows of this collective whose candidate exists here. */
@@ -1271,12 +1273,10 @@ static int mpi_main(const tune_opts_t *t)
     char err[512];
     if (rank == 0 && t->warm_start && !(ws = hyt_oracle_read(t->warm_start, err, sizeof err)))
         fprintf(stderr, "hytune tune: --warm-start ignored: %s\n", err);
-    hyt_file_out_t dump_out;
-    if (rank == 0 && t->dump && hyt_file_begin(&dump_out, t->dump) != 0)
-        fprintf(stderr, "hytune tune: --dump %s: cannot create (%s); no dump written\n", t->dump,
-                strerror(errno));
-    else if (rank == 0 && t->dump)
-        dump = dump_out.f;
+    char *dump_text = NULL;
+    size_t dump_len = 0;
+    if (rank == 0 && t->dump && !(dump = open_memstream(&dump_text, &dump_len)))
+        fprintf(stderr, "hytune tune: --dump %s: out of memory; no dump written\n", t->dump);
     char kbuf[16];
     snprintf(kbuf, sizeof kbuf, "%d", t->k_max);
     if (rank == 0)
@@ -1301,7 +1301,7 @@ static int mpi_main(const tune_opts_t *t)
         free(j.node_order);
         free(j.node_pos);
         hyt_oracle_free(ws);
-        dump_close(dump ? &dump_out : NULL, t->dump);
+        dump_close(dump, &dump_text, t->dump);
         return 2;
     }
     coll_state_t *cs = calloc((size_t)t->ncolls, sizeof *cs);
@@ -1372,7 +1372,7 @@ static int mpi_main(const tune_opts_t *t)
     free(j.node_order);
     free(j.node_pos);
     hyt_oracle_free(ws);
-    dump_close(dump ? &dump_out : NULL, t->dump);
+    dump_close(dump, &dump_text, t->dump);
     return rc;
 }
 
