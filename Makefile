@@ -40,9 +40,14 @@ $(B)/smpi/%.o: %.c $(HDRS) config.mk
 	@mkdir -p $(dir $@)
 	@rm -f $@; SMPI_PRETEND_CC=1 $(SMPICC) $(CFLAGS) -DHYT_SMPI=1 $(INC) -c $< -o $@ 2>&1 | grep -v 'SMPI_PRETEND_CC' >&2; test -f $@
 
-$(B)/lib/libhytune.so: $(MPI_OBJ)
+# The shared library exports only the MPI entry points, whichever file
+# defines them (src/libhytune.map): an application cannot bind to hytune's
+# internals, and calls between hytune's own functions bind locally.  Tests
+# that need internals link the static archive.
+$(B)/lib/libhytune.so: $(MPI_OBJ) src/libhytune.map
 	@mkdir -p $(dir $@)
-	$(MPICC) $(SANITIZE) -shared -Wl,-soname,libhytune.so $^ -o $@ $(LIBS)
+	$(MPICC) $(SANITIZE) -shared -Wl,-soname,libhytune.so -Wl,--version-script=src/libhytune.map \
+	    $(MPI_OBJ) -o $@ $(LIBS)
 
 $(B)/lib/libhytune.a: $(MPI_OBJ)
 	@mkdir -p $(dir $@)
@@ -86,10 +91,12 @@ $(B)/test/unit/%: test/unit/%.c $(B)/lib/libhytune.a $(TEST_HDRS) $(HDRS) $(wild
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $(SANITIZE) $(INC) $< -Wl,--whole-archive $(B)/lib/libhytune.a -Wl,--no-whole-archive -o $@ $(LIBS)
 
-# linked with -lhytune (the shared library, as users do)
-$(B)/test/mpi/%: test/mpi/%.c $(B)/lib/libhytune.so $(TEST_HDRS) $(HDRS)
+# linked with the static archive (the test build: internals reachable); the
+# shared library, which exports only MPI entry points, is tested through
+# LD_PRELOAD of the -plain programs and test/mpi/symbols.sh
+$(B)/test/mpi/%: test/mpi/%.c $(B)/lib/libhytune.a $(TEST_HDRS) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS) $(SANITIZE) $(INC) $< -o $@ -L$(B)/lib -Wl,--no-as-needed -lhytune -Wl,-rpath,$(abspath $(B)/lib) $(LIBS)
+	$(MPICC) $(CFLAGS) $(SANITIZE) $(INC) $< -o $@ -Wl,--whole-archive $(B)/lib/libhytune.a -Wl,--no-whole-archive $(LIBS)
 
 # the same program without hytune (for LD_PRELOAD runs and reference results)
 $(B)/test/mpi/%-plain: test/mpi/%.c $(TEST_HDRS) $(HDRS)

@@ -1,10 +1,10 @@
 /* Helpers shared by the runtime core's MPI tests.
  *
- * The same test source is built linked with hytune (-lhytune) and without
- * it (-plain, for LD_PRELOAD runs and reference results), so hytune's
- * internals are reached through dlsym: present when the library is linked
- * or preloaded, absent in a plain run.  That lets a test assert that calls
- * were really intercepted, whichever way hytune got in. */
+ * The same test source is built linked with hytune's static archive (the
+ * test build: internals reachable) and without it (-plain, for LD_PRELOAD
+ * runs and reference results).  The shared library exports only MPI entry
+ * points, so a -plain program under LD_PRELOAD reaches no internals; it can
+ * still see whether its MPI_Allreduce is hytune's (core_interposed). */
 #ifndef HYT_TEST_CORE_UTIL_H
 #define HYT_TEST_CORE_UTIL_H
 
@@ -12,6 +12,7 @@
 #include "test/check.h"
 
 #include <dlfcn.h>
+#include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,17 +40,55 @@ static inline int core_has_root(hyt_coll_t c)
 
 typedef hyt_comm_t *(*core_comm_get_fn)(MPI_Comm);
 
-/* hytune's context lookup if hytune is in the process, else NULL. */
+#ifdef HYT_TEST_PLAIN
+/* No hytune internals in a -plain program. */
 static inline core_comm_get_fn core_hytune(void)
 {
-    return (core_comm_get_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "hyt_comm_get");
+    return NULL;
 }
-
-/* Is hytune active (in the process, initialized, mode not off)? */
 static inline int core_active(void)
 {
-    int *init = dlsym(RTLD_DEFAULT, "hyt_initialized");
-    return core_hytune() && init && *init;
+    return 0;
+}
+static inline const hyt_config_t *core_cfg(void)
+{
+    return NULL;
+}
+static inline void core_foreach(void (*fn)(hyt_comm_t *ctx, void *arg), void *arg)
+{
+    (void)fn;
+    (void)arg;
+}
+#else
+/* hytune's context lookup (the test build links hytune in). */
+static inline core_comm_get_fn core_hytune(void)
+{
+    return hyt_comm_get;
+}
+/* Is hytune active (initialized, mode not off)? */
+static inline int core_active(void)
+{
+    return hyt_initialized;
+}
+static inline const hyt_config_t *core_cfg(void)
+{
+    return &hyt_cfg;
+}
+static inline void core_foreach(void (*fn)(hyt_comm_t *ctx, void *arg), void *arg)
+{
+    hyt_comm_foreach(fn, arg);
+}
+#endif
+
+/* Is the MPI_Allreduce this program calls hytune's (linked in, or the shared
+ * library preloaded)?  Asked of the dynamic linker about a public entry point. */
+static inline int core_interposed(void)
+{
+    if (core_hytune())
+        return 1;
+    Dl_info info;
+    return dladdr((void *)(uintptr_t)MPI_Allreduce, &info) && info.dli_fname &&
+           strstr(info.dli_fname, "libhytune") != NULL;
 }
 
 /* Calls of collective c hytune counted on comm (all size buckets); -1 if

@@ -81,14 +81,8 @@ static void test_loop(int rank, int p, int iters)
               iters - iters / 10);
     if (!core_active())
         return;
-    void (*foreach)(void (*)(hyt_comm_t *, void *), void *) =
-        (void (*)(void (*)(hyt_comm_t *, void *), void *))(uintptr_t)dlsym(
-            RTLD_DEFAULT, "hyt_comm_foreach");
-    CHECK(foreach != NULL, "hyt_comm_foreach not found");
-    if (!foreach)
-        return;
     tally_t t = {0, 0, 0};
-    foreach(count_ctx, &t);
+    core_foreach(count_ctx, &t);
     /* world + self + one retired context per shape (dup, half) */
     CHECK(t.contexts <= 4, "%d hytune contexts alive after %d iterations", t.contexts, iters);
     CHECK(t.freed_allreduce == iters && t.freed_bcast == iters,

@@ -97,7 +97,7 @@ int main(int argc, char **argv)
                   "thread %d: hytune counted %lld allreduce, %lld alltoall calls, want %d", t,
                   core_calls(w[t].comm, HYT_COLL_ALLREDUCE),
                   core_calls(w[t].comm, HYT_COLL_ALLTOALL), iters);
-            const hyt_config_t *cfg = dlsym(RTLD_DEFAULT, "hyt_cfg");
+            const hyt_config_t *cfg = core_cfg();
             CHECK(cfg && cfg->mode != HYT_MODE_HYBRID, "hybrid mode kept with threads");
         }
         MPI_Comm_free(&w[t].comm);
