@@ -21,7 +21,11 @@ run() {
 }
 for t in $units; do
     case $t in *test_forest_speed | *test_tune_load) continue ;; esac  # timing only; helper of tune tests
-    if [ "${t##*/}" = test_table ]; then run "$t" test/data; else run "$t"; fi
+    case ${t##*/} in
+    test_table) run "$t" test/data ;;
+    test_file) d=$(mktemp -d) && run "$t" "$d" && rm -rf "$d" ;;
+    *) run "$t" ;;
+    esac
 done
 tab=$PWD/test/smpi/online_table.json
 run env HYTUNE_MODE=offline HYTUNE_TABLE=test/data/table-native-all.json $MPIEXEC -n 2 "$A/test/mpi/test_core_pass" quick

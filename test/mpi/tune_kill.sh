@@ -5,16 +5,10 @@
 # SIGTERM (what a batch system sends at the end of a job), both sent to
 # mpiexec.  Also checks that no rank of the run is left behind.
 #   B=build MPIEXEC=mpiexec sh test/mpi/tune_kill.sh
-set -u
-B=${B:?set B to the build directory}
-MPIEXEC=${MPIEXEC:-mpiexec}
-d=$(mktemp -d) || exit 2
-trap 'rm -rf "$d"' EXIT
-fail() {
-    echo "tune_kill: $*"
-    cat "$d"/log.* 2>/dev/null
-    exit 1
-}
+name=tune_kill
+# shellcheck source=test/mpi/script.sh
+. test/mpi/script.sh
+fail_logs="$d/log.*"
 for sig in INT TERM; do
     printf '{"format": 1, "collectives": {}, "note": "previous table %s"}\n' "$sig" >"$d/t.json"
     cp "$d/t.json" "$d/before.json"
