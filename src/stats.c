@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -161,7 +162,8 @@ void hyt_stats_dump(void)
         free(text);
         return;
     }
-    char path[4096], jpath[4200];
+    /* room for the longest name written: PATH.json.tmp.XXXXXX */
+    char path[PATH_MAX - sizeof ".json.tmp.XXXXXX" + 1], jpath[PATH_MAX];
     if (expand_path(dest, path, sizeof path) != 0) {
         hyt_error(HYT_TOPIC_CORE, "HYTUNE_STATS: the path is longer than %zu characters (after "
                   "%%j and %%r); give a shorter path", sizeof path - 1);

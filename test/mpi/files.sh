@@ -9,7 +9,8 @@
 #   pids (and `hytune tune` -o and --dump at symlinks): the files replace
 #   the links, the owner's file is unchanged;
 # - HYTUNE_STATS with %n, %s and %x in it (written under that literal name)
-#   and longer than 4095 characters (one error, no file, the job ends well).
+#   4079 characters long (written) and longer than 4095 (one error, no file,
+#   the job ends well).
 #   B=build MPIEXEC=mpiexec sh test/mpi/files.sh
 name=files
 # shellcheck source=test/mpi/script.sh
@@ -82,8 +83,17 @@ echo "HYTUNE_STATS with %n%s%x: written under its literal name"
 long="$d/$(printf '%04100d' 0)"
 run HYTUNE_STATS="$long" || fail "stats path of 4100+ characters: the job failed"
 [ "$(grep -c '^hytune\[' "$d/out")" = 1 ] &&
-    grep -q '^hytune\[0\] error core: HYTUNE_STATS: the path is longer than 4095 characters' "$d/out" ||
+    grep -q '^hytune\[0\] error core: HYTUNE_STATS: the path is longer than 4079 characters' "$d/out" ||
     fail "stats path of 4100+ characters: not one clear error"
+# the longest path accepted (4079 characters): both files written
+deep=$d
+while [ ${#deep} -lt 3840 ]; do deep="$deep/$(printf '%0200d' 0)"; done
+mkdir -p "$deep" || exit 2
+name=$(printf "%0$((4078 - ${#deep}))d" 0)
+run HYTUNE_STATS="$deep/$name" || fail "stats path of 4079 characters: the job failed"
+[ ${#deep} -gt 3839 ] && [ "${#deep}" -lt 4078 ] && [ $((${#deep} + 1 + ${#name})) = 4079 ] &&
+    grep -q '^==== hytune statistics' "$deep/$name" && [ -s "$deep/$name.json" ] ||
+    fail "stats path of 4079 characters: not written"
 # a file name longer than NAME_MAX: the system's error naming the path
 run HYTUNE_STATS="$d/$(printf '%0300d' 0)" || fail "stats name of 300 characters: the job failed"
 grep -q '^hytune\[0\] error core: HYTUNE_STATS: cannot write .*(File name too long)$' "$d/out" ||
