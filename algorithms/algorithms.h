@@ -1,10 +1,12 @@
 /* Algorithm kernels.  Each is an hyt_alg_fn (src/hyt.h): it runs the
  * collective described by the captured arguments with radix k, on top of
- * PMPI point-to-point calls, with temporary space from the communicator's
+ * the point-to-point layer (algorithms/p2p.h: the only way a kernel talks
+ * to other ranks), with temporary space from the communicator's
  * scratch area (hyt_scratch).  Registered in algorithms/registry.c. */
 #ifndef HYT_ALGORITHMS_H
 #define HYT_ALGORITHMS_H
 
+#include "algorithms/p2p.h"
 #include "src/hyt.h"
 
 int hyt_native(const hyt_args_t *a, int k);
@@ -27,7 +29,7 @@ int hyt_allreduce_kring(const hyt_args_t *a, int k);
 typedef struct hyt_kr {
     hyt_kring_t g;
     int rank;
-    MPI_Comm comm;
+    const hyt_args_t *a;  /* the call: point-to-point goes through algorithms/p2p.h */
     char *buf;            /* the data being gathered / reduced in place */
     char *tmp;            /* receive area laid out like buf (reductions) */
     MPI_Datatype type;
@@ -49,20 +51,6 @@ int hyt_kr_column_ring(hyt_kr_t *kr, int reduce);
  * rings along the columns, then inside each group. */
 int hyt_kr_allgather_rings(hyt_kr_t *kr);
 int hyt_kr_scatter(hyt_kr_t *kr, int root);
-/* PMPI_Waitall without statuses.  GCC's access attribute on MPICH's
- * prototype mistakes MPI_STATUSES_IGNORE for a zero-size array
- * (-Wstringop-overflow false positive), hence the local pragma. */
-static inline int hyt_kr_waitall(int n, MPI_Request *req)
-{
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
-    return n > 0 ? PMPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-}
 /* ---- classic baselines (Rabenseifner, Bruck, pairwise, recursive halving) ---- */
 int hyt_allreduce_rabenseifner(const hyt_args_t *a, int k);
 int hyt_reduce_rabenseifner(const hyt_args_t *a, int k);
@@ -83,7 +71,7 @@ typedef struct hyt_rab {
     MPI_Datatype type;
     MPI_Aint ext;
     MPI_Op op;
-    MPI_Comm comm;
+    const hyt_args_t *a; /* the call (algorithms/p2p.h) */
 } hyt_rab_t;
 void hyt_rab_init(hyt_rab_t *rb, const hyt_args_t *a, char *acc, char *tmp);
 int hyt_rab_real(const hyt_rab_t *rb, int newrank);

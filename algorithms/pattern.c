@@ -139,22 +139,6 @@ size_t hyt_pat_span(int count, MPI_Datatype type, MPI_Aint *true_lb)
     return (size_t)((MPI_Aint)(count - 1) * extent + textent);
 }
 
-int hyt_pat_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
-                 MPI_Datatype dtype)
-{
-    if (scount == 0 || dcount == 0 || src == dst)
-        return MPI_SUCCESS;
-    if (stype == dtype && scount == dcount && hyt_type_is_contig(stype)) {
-        int size;
-        PMPI_Type_size(stype, &size);
-        memcpy(dst, src, (size_t)size * (size_t)scount);
-        return MPI_SUCCESS;
-    }
-    /* MPI moves derived types without touching the gaps of dst */
-    return PMPI_Sendrecv(src, scount, stype, 0, HYT_PAT_TAG, dst, dcount, dtype, 0, HYT_PAT_TAG,
-                         MPI_COMM_SELF, MPI_STATUS_IGNORE);
-}
-
 int hyt_pat_pool(hyt_pat_pool_t *pool, hyt_comm_t *ctx, int count, MPI_Datatype type, int n)
 {
     size_t span = hyt_pat_span(count, type, &pool->true_lb);
@@ -167,14 +151,4 @@ int hyt_pat_pool(hyt_pat_pool_t *pool, hyt_comm_t *ctx, int count, MPI_Datatype 
 MPI_Request *hyt_pat_reqs(hyt_comm_t *ctx, int n)
 {
     return hyt_scratch2(ctx, (size_t)(n > 0 ? n : 1) * sizeof(MPI_Request));
-}
-
-int hyt_pat_waitall(int n, MPI_Request *req)
-{
-    if (n <= 0)
-        return MPI_SUCCESS;
-    /* MPICH's MPI_STATUSES_IGNORE is (MPI_Status *)1, which GCC's access
-     * attribute check takes for a zero-size array: hide the constant */
-    MPI_Status *volatile ignore = MPI_STATUSES_IGNORE;
-    return PMPI_Waitall(n, req, ignore);
 }

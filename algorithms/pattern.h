@@ -42,10 +42,6 @@
 
 #include "src/hyt.h"
 
-/* Fixed tag of all kernel point-to-point traffic (never MPI_ANY_SOURCE:
- * MPI's pairwise order keeps successive collectives apart). */
-#define HYT_PAT_TAG 0x4879
-
 /* ---- integer helpers ---- */
 /* Largest power of k that is <= n (n >= 1, k >= 2); *levels gets its exponent. */
 int hyt_pat_pow_floor(int n, int k, int *levels);
@@ -180,10 +176,6 @@ static inline void *hyt_pat_at(const void *buf, MPI_Aint extent, long i)
 {
     return (char *)(uintptr_t)buf + (MPI_Aint)i * extent;
 }
-/* Local copy of (scount, stype) at src to (dcount, dtype) at dst (same
- * signature); touches only the bytes dtype covers. */
-int hyt_pat_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
-                 MPI_Datatype dtype);
 /* A pool of n buffers of (count, type) each, carved from hyt_scratch:
  * hyt_pat_pool_buf(pool, i) is ready to pass to MPI (true_lb applied). */
 typedef struct hyt_pat_pool {
@@ -197,9 +189,6 @@ static inline void *hyt_pat_pool_buf(const hyt_pat_pool_t *pool, int i)
 {
     return pool->base + (size_t)i * pool->stride - pool->true_lb;
 }
-/* Wait for n requests (n may be 0).  One out-of-line place for
- * MPI_STATUSES_IGNORE, which some compilers flag as a zero-size array. */
-int hyt_pat_waitall(int n, MPI_Request *req);
 /* n requests from hyt_scratch2 (NULL if out of memory). */
 MPI_Request *hyt_pat_reqs(hyt_comm_t *ctx, int n);
 

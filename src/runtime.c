@@ -237,6 +237,10 @@ int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
         if (reason) {
             why = hyt_fallback_from_reason(reason);
             rc = hyt_pmpi_call(a);
+        } else if (HYT_UNLIKELY(hyt_comm_priv(a->ctx) == MPI_COMM_NULL)) {
+            /* kernels talk only on the private duplicate (algorithms/p2p.h);
+             * MPI_Comm_dup is collective, so every rank gets here together */
+            rc = MPI_ERR_COMM;
         } else {
             rc = alg->fn(a, k);
             if (HYT_UNLIKELY(rc == HYT_UNSUPPORTED)) {

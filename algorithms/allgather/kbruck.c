@@ -15,8 +15,7 @@
 #include "algorithms/algorithms.h"
 #include "algorithms/pattern.h"
 
-static int bruck_rounds(const hyt_args_t *a, int k, char *tmp, MPI_Aint bext, MPI_Comm comm,
-                        MPI_Request *req)
+static int bruck_rounds(const hyt_args_t *a, int k, char *tmp, MPI_Aint bext, MPI_Request *req)
 {
     int p = a->ctx->size, r = a->ctx->rank;
     for (long d = 1; d < p; d *= k) {
@@ -24,13 +23,12 @@ static int bruck_rounds(const hyt_args_t *a, int k, char *tmp, MPI_Aint bext, MP
         for (int i = 1; i < k && i * d < p && rc == MPI_SUCCESS; i++) {
             long off = i * d, n = d < p - off ? d : p - off;
             int cnt = (int)n * a->count;
-            rc = PMPI_Irecv(tmp + off * bext, cnt, a->type, (int)((r + off) % p), HYT_PAT_TAG,
-                            comm, &req[nreq++]);
+            rc = hyt_p2p_irecv(a, tmp + off * bext, cnt, a->type, (int)((r + off) % p),
+                               &req[nreq++]);
             if (rc == MPI_SUCCESS)
-                rc = PMPI_Isend(tmp, cnt, a->type, (int)((r - off + p) % p), HYT_PAT_TAG, comm,
-                                &req[nreq++]);
+                rc = hyt_p2p_isend(a, tmp, cnt, a->type, (int)((r - off + p) % p), &req[nreq++]);
         }
-        int rc2 = hyt_kr_waitall(nreq, req);
+        int rc2 = hyt_p2p_waitall(nreq, req);
         if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS)
             return rc != MPI_SUCCESS ? rc : rc2;
     }
@@ -47,7 +45,7 @@ int hyt_allgather_kbruck(const hyt_args_t *a, int k)
     if (p == 1 || a->count == 0)
         return a->sbuf == MPI_IN_PLACE
                    ? MPI_SUCCESS
-                   : hyt_pat_copy(a->sbuf, a->scount, a->stype, mine, a->count, a->type);
+                   : hyt_p2p_copy(a, a->sbuf, a->scount, a->stype, mine, a->count, a->type);
     if (k < 2)
         k = 2;
     if (k > p)
@@ -58,16 +56,16 @@ int hyt_allgather_kbruck(const hyt_args_t *a, int k)
         return MPI_ERR_NO_MEM;
     tmp -= tlb;
     if (a->sbuf == MPI_IN_PLACE)
-        rc = hyt_pat_copy(mine, a->count, a->type, tmp, a->count, a->type);
+        rc = hyt_p2p_copy(a, mine, a->count, a->type, tmp, a->count, a->type);
     else
-        rc = hyt_pat_copy(a->sbuf, a->scount, a->stype, tmp, a->count, a->type);
+        rc = hyt_p2p_copy(a, a->sbuf, a->scount, a->stype, tmp, a->count, a->type);
     if (rc == MPI_SUCCESS)
-        rc = bruck_rounds(a, k, tmp, bext, hyt_comm_priv(a->ctx), req);
+        rc = bruck_rounds(a, k, tmp, bext, req);
     /* position j holds rank r + j: two contiguous copies undo the rotation */
     if (rc == MPI_SUCCESS)
-        rc = hyt_pat_copy(tmp, (p - r) * a->count, a->type, mine, (p - r) * a->count, a->type);
+        rc = hyt_p2p_copy(a, tmp, (p - r) * a->count, a->type, mine, (p - r) * a->count, a->type);
     if (rc == MPI_SUCCESS && r > 0)
-        rc = hyt_pat_copy(tmp + (p - r) * bext, r * a->count, a->type, a->rbuf, r * a->count,
+        rc = hyt_p2p_copy(a, tmp + (p - r) * bext, r * a->count, a->type, a->rbuf, r * a->count,
                           a->type);
     return rc;
 }

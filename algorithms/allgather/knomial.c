@@ -25,18 +25,18 @@ static int gather_to_zero(const hyt_args_t *a, int k, MPI_Aint ext)
         int c = hyt_kn_nchildren_at(&t, m);
         for (int j = 1; j <= c && rc == MPI_SUCCESS; j++) {
             int child = hyt_kn_child_rel(&t, m, j);
-            rc = PMPI_Irecv(hyt_pat_at(a->rbuf, ext, (long)child * a->count),
-                            hyt_kn_child_subtree(&t, m, j) * a->count, a->type, child,
-                            HYT_PAT_TAG, a->comm, &req[nr++]);
+            rc = hyt_p2p_irecv(a, hyt_pat_at(a->rbuf, ext, (long)child * a->count),
+                               hyt_kn_child_subtree(&t, m, j) * a->count, a->type, child,
+                               &req[nr++]);
         }
     }
-    int rc2 = hyt_pat_waitall(nr, req);
+    int rc2 = hyt_p2p_waitall(nr, req);
     if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS)
         return rc != MPI_SUCCESS ? rc : rc2;
     if (t.parent < 0)
         return MPI_SUCCESS;
-    return PMPI_Send(hyt_pat_at(a->rbuf, ext, (long)t.rel * a->count),
-                     hyt_kn_subtree(&t) * a->count, a->type, t.parent, HYT_PAT_TAG, a->comm);
+    return hyt_p2p_send(a, hyt_pat_at(a->rbuf, ext, (long)t.rel * a->count),
+                        hyt_kn_subtree(&t) * a->count, a->type, t.parent);
 }
 
 int hyt_allgather_knomial(const hyt_args_t *a, int k)
@@ -47,7 +47,7 @@ int hyt_allgather_knomial(const hyt_args_t *a, int k)
     MPI_Aint lb, ext;
     PMPI_Type_get_extent(a->type, &lb, &ext);
     if (a->sbuf != MPI_IN_PLACE) {
-        int rc = hyt_pat_copy(a->sbuf, a->scount, a->stype,
+        int rc = hyt_p2p_copy(a, a->sbuf, a->scount, a->stype,
                               hyt_pat_at(a->rbuf, ext, (long)me * a->count), a->count, a->type);
         if (rc != MPI_SUCCESS)
             return rc;

@@ -83,7 +83,7 @@ int hyt_kr_init(hyt_kr_t *kr, const hyt_args_t *a, int k, void *buf, int count, 
     int p = a->ctx->size;
     hyt_kring_init(&kr->g, p, k < 1 ? 1 : k);
     kr->rank = a->ctx->rank;
-    kr->comm = hyt_comm_priv(a->ctx);
+    kr->a = a;
     kr->buf = buf;
     kr->tmp = NULL;
     kr->type = a->type;
@@ -132,7 +132,7 @@ void hyt_kr_free(hyt_kr_t *kr)
  * kr_recv in. */
 static int kr_finish(hyt_kr_t *kr, int nreq, int nr, int reduce)
 {
-    int rc = hyt_kr_waitall(nreq, kr->req);
+    int rc = hyt_p2p_waitall(nreq, kr->req);
     for (int i = 0; reduce && rc == MPI_SUCCESS && i < nr; i++)
         rc = PMPI_Reduce_local(kr_tmp(kr, kr->rptr[i]), kr->rptr[i], kr->rn[i], kr->type,
                                kr->op);
@@ -144,8 +144,7 @@ static int kr_finish(hyt_kr_t *kr, int nreq, int nr, int reduce)
 static int kr_recv(hyt_kr_t *kr, char *ptr, int n, MPI_Datatype dt, int src, int reduce,
                    int *nreq, int *nr)
 {
-    int rc = PMPI_Irecv(reduce ? kr_tmp(kr, ptr) : ptr, n, dt, src, HYT_PAT_TAG, kr->comm,
-                        &kr->req[(*nreq)++]);
+    int rc = hyt_p2p_irecv(kr->a, reduce ? kr_tmp(kr, ptr) : ptr, n, dt, src, &kr->req[(*nreq)++]);
     if (rc == MPI_SUCCESS) {
         kr->rptr[*nr] = ptr;
         kr->rn[(*nr)++] = n;
@@ -179,7 +178,7 @@ int hyt_kr_group_ring(hyt_kr_t *kr, int reduce)
             kr_column(kr, c, &ptr, &n, &dt);
             if (n == 0)
                 continue;
-            rc = PMPI_Isend(ptr, n, dt, next, HYT_PAT_TAG, kr->comm, &kr->req[nreq++]);
+            rc = hyt_p2p_isend(kr->a, ptr, n, dt, next, &kr->req[nreq++]);
             if (rc != MPI_SUCCESS)
                 return rc;
         }
@@ -215,8 +214,7 @@ int hyt_kr_column_ring(hyt_kr_t *kr, int reduce)
             kr_cell(kr, sg, c, &ptr, &n, &dt);
             if (n == 0)
                 continue;
-            rc = PMPI_Isend(ptr, n, dt, kr_owner(kr, (g + 1) % G, c), HYT_PAT_TAG, kr->comm,
-                            &kr->req[nreq++]);
+            rc = hyt_p2p_isend(kr->a, ptr, n, dt, kr_owner(kr, (g + 1) % G, c), &kr->req[nreq++]);
             if (rc != MPI_SUCCESS)
                 return rc;
         }
@@ -250,9 +248,9 @@ int hyt_kr_scatter(hyt_kr_t *kr, int root)
                 int to = kr_owner(kr, g, c);
                 kr_cell(kr, g, c, &ptr, &n, &dt);
                 if (to != root && n > 0)
-                    rc = PMPI_Isend(ptr, n, dt, to, HYT_PAT_TAG, kr->comm, &req[nreq++]);
+                    rc = hyt_p2p_isend(kr->a, ptr, n, dt, to, &req[nreq++]);
             }
-        int rc2 = hyt_kr_waitall(nreq, req);
+        int rc2 = hyt_p2p_waitall(nreq, req);
         return rc != MPI_SUCCESS ? rc : rc2;
     }
     int g = hyt_kring_group(&kr->g, kr->rank), j = hyt_kring_index(&kr->g, kr->rank);
@@ -260,9 +258,9 @@ int hyt_kr_scatter(hyt_kr_t *kr, int root)
     KR_FOR_COLS(kr, c, j, sz) {
         kr_cell(kr, g, c, &ptr, &n, &dt);
         if (n > 0 && rc == MPI_SUCCESS)
-            rc = PMPI_Irecv(ptr, n, dt, root, HYT_PAT_TAG, kr->comm, &kr->req[nreq++]);
+            rc = hyt_p2p_irecv(kr->a, ptr, n, dt, root, &kr->req[nreq++]);
     }
-    int rc2 = hyt_kr_waitall(nreq, kr->req);
+    int rc2 = hyt_p2p_waitall(nreq, kr->req);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
@@ -274,7 +272,7 @@ int hyt_allgather_kring(const hyt_args_t *a, int k)
     char *mine = (char *)a->rbuf + (MPI_Aint)r * a->count * ext;
     int rc = MPI_SUCCESS;
     if (a->sbuf != MPI_IN_PLACE)
-        rc = hyt_pat_copy(a->sbuf, a->scount, a->stype, mine, a->count, a->type);
+        rc = hyt_p2p_copy(a, a->sbuf, a->scount, a->stype, mine, a->count, a->type);
     if (rc != MPI_SUCCESS || p == 1 || a->count == 0)
         return rc;
     hyt_kr_t kr;

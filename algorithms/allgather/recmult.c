@@ -38,13 +38,12 @@ static int round_exchange(const hyt_args_t *a, const hyt_rm_t *rm, MPI_Aint ext,
         hyt_rm_cover(peer, s, &blo, &bhi);
         rank_range(rm, blo, bhi, &plo, &phi);
         int dest = hyt_rm_block_start(rm, peer);
-        rc = PMPI_Irecv(hyt_pat_at(a->rbuf, ext, (long)plo * a->count), (phi - plo) * a->count,
-                        a->type, dest, HYT_PAT_TAG, a->comm, &req[nr++]);
+        rc = hyt_p2p_irecv(a, hyt_pat_at(a->rbuf, ext, (long)plo * a->count),
+                           (phi - plo) * a->count, a->type, dest, &req[nr++]);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Isend(mine, (hi - lo) * a->count, a->type, dest, HYT_PAT_TAG, a->comm,
-                            &req[nr++]);
+            rc = hyt_p2p_isend(a, mine, (hi - lo) * a->count, a->type, dest, &req[nr++]);
     }
-    int rc2 = hyt_pat_waitall(nr, req);
+    int rc2 = hyt_p2p_waitall(nr, req);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
@@ -56,18 +55,17 @@ static int leader(const hyt_args_t *a, const hyt_rm_t *rm, MPI_Aint ext, int blk
     if (!req)
         return MPI_ERR_NO_MEM;
     for (int j = 1; j < bsize && rc == MPI_SUCCESS; j++)
-        rc = PMPI_Irecv(hyt_pat_at(a->rbuf, ext, (long)(first + j) * a->count), a->count,
-                        a->type, first + j, HYT_PAT_TAG, a->comm, &req[nr++]);
-    int rc2 = hyt_pat_waitall(nr, req);
+        rc = hyt_p2p_irecv(a, hyt_pat_at(a->rbuf, ext, (long)(first + j) * a->count), a->count,
+                           a->type, first + j, &req[nr++]);
+    int rc2 = hyt_p2p_waitall(nr, req);
     if (rc == MPI_SUCCESS)
         rc = rc2;
     for (int r = 1; r <= rm->m && rc == MPI_SUCCESS; r++)
         rc = round_exchange(a, rm, ext, blk, hyt_rm_spacing(rm, r), req);
     nr = 0;
     for (int j = 1; j < bsize && rc == MPI_SUCCESS; j++)
-        rc = PMPI_Isend(a->rbuf, p * a->count, a->type, first + j, HYT_PAT_TAG, a->comm,
-                        &req[nr++]);
-    rc2 = hyt_pat_waitall(nr, req);
+        rc = hyt_p2p_isend(a, a->rbuf, p * a->count, a->type, first + j, &req[nr++]);
+    rc2 = hyt_p2p_waitall(nr, req);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
@@ -80,7 +78,7 @@ int hyt_allgather_recmult(const hyt_args_t *a, int k)
     PMPI_Type_get_extent(a->type, &lb, &ext);
     void *mine = hyt_pat_at(a->rbuf, ext, (long)me * a->count);
     if (a->sbuf != MPI_IN_PLACE) {
-        int rc = hyt_pat_copy(a->sbuf, a->scount, a->stype, mine, a->count, a->type);
+        int rc = hyt_p2p_copy(a, a->sbuf, a->scount, a->stype, mine, a->count, a->type);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -91,9 +89,8 @@ int hyt_allgather_recmult(const hyt_args_t *a, int k)
     int blk = hyt_rm_block_of(&rm, me), first = hyt_rm_block_start(&rm, blk);
     if (me == first)
         return leader(a, &rm, ext, blk);
-    int rc = PMPI_Send(mine, a->count, a->type, first, HYT_PAT_TAG, a->comm);
+    int rc = hyt_p2p_send(a, mine, a->count, a->type, first);
     if (rc != MPI_SUCCESS)
         return rc;
-    return PMPI_Recv(a->rbuf, p * a->count, a->type, first, HYT_PAT_TAG, a->comm,
-                     MPI_STATUS_IGNORE);
+    return hyt_p2p_recv(a, a->rbuf, p * a->count, a->type, first);
 }

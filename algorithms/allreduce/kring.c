@@ -22,7 +22,7 @@ int hyt_allreduce_kring(const hyt_args_t *a, int k)
 {
     int p = a->ctx->size, rc = MPI_SUCCESS;
     if (a->sbuf != MPI_IN_PLACE)
-        rc = hyt_pat_copy(a->sbuf, a->count, a->type, a->rbuf, a->count, a->type);
+        rc = hyt_p2p_copy(a, a->sbuf, a->count, a->type, a->rbuf, a->count, a->type);
     if (rc != MPI_SUCCESS || p == 1 || a->count == 0)
         return rc;
     MPI_Aint tlb;

@@ -32,7 +32,7 @@ void hyt_rab_init(hyt_rab_t *rb, const hyt_args_t *a, char *acc, char *tmp)
     rb->count = a->count;
     rb->type = a->type;
     rb->op = a->op;
-    rb->comm = hyt_comm_priv(a->ctx);
+    rb->a = a;
     MPI_Aint lb;
     PMPI_Type_get_extent(a->type, &lb, &rb->ext);
 }
@@ -58,9 +58,8 @@ int hyt_rab_fold(hyt_rab_t *rb)
     if (r >= 2 * rb->rem)
         return MPI_SUCCESS;
     if (r % 2 == 0)
-        return PMPI_Send(rb->acc, rb->count, rb->type, r + 1, HYT_PAT_TAG, rb->comm);
-    int rc = PMPI_Recv(rb->tmp, rb->count, rb->type, r - 1, HYT_PAT_TAG, rb->comm,
-                       MPI_STATUS_IGNORE);
+        return hyt_p2p_send(rb->a, rb->acc, rb->count, rb->type, r + 1);
+    int rc = hyt_p2p_recv(rb->a, rb->tmp, rb->count, rb->type, r - 1);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Reduce_local(rb->tmp, rb->acc, rb->count, rb->type, rb->op);
     return rc;
@@ -73,7 +72,7 @@ static int rab_combine(hyt_rab_t *rb, MPI_Aint off, int n, int partner_is_lower)
         return PMPI_Reduce_local(rb->tmp + off, rb->acc + off, n, rb->type, rb->op);
     int rc = PMPI_Reduce_local(rb->acc + off, rb->tmp + off, n, rb->type, rb->op);
     if (rc == MPI_SUCCESS)
-        rc = hyt_pat_copy(rb->tmp + off, n, rb->type, rb->acc + off, n, rb->type);
+        rc = hyt_p2p_copy(rb->a, rb->tmp + off, n, rb->type, rb->acc + off, n, rb->type);
     return rc;
 }
 
@@ -90,8 +89,8 @@ int hyt_rab_reduce_scatter(hyt_rab_t *rb)
         int kn, sn;
         rab_range(rb, klo, khi, &koff, &kn);
         rab_range(rb, slo, shi, &soff, &sn);
-        int rc = PMPI_Sendrecv(rb->acc + soff, sn, rb->type, peer, HYT_PAT_TAG, rb->tmp + koff,
-                               kn, rb->type, peer, HYT_PAT_TAG, rb->comm, MPI_STATUS_IGNORE);
+        int rc = hyt_p2p_sendrecv(rb->a, rb->acc + soff, sn, rb->type, peer, rb->tmp + koff, kn,
+                                  rb->type, peer);
         if (rc == MPI_SUCCESS)
             rc = rab_combine(rb, koff, kn, pn < nr);
         if (rc != MPI_SUCCESS)
@@ -123,8 +122,8 @@ static int rab_allgather(hyt_rab_t *rb)
         int kn, on;
         rab_range(rb, klo, khi, &koff, &kn);
         rab_range(rb, olo, ohi, &ooff, &on);
-        int rc = PMPI_Sendrecv(rb->acc + koff, kn, rb->type, peer, HYT_PAT_TAG, rb->acc + ooff,
-                               on, rb->type, peer, HYT_PAT_TAG, rb->comm, MPI_STATUS_IGNORE);
+        int rc = hyt_p2p_sendrecv(rb->a, rb->acc + koff, kn, rb->type, peer, rb->acc + ooff, on,
+                                  rb->type, peer);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -147,10 +146,9 @@ int hyt_rab_gather(hyt_rab_t *rb, int newroot)
             int olo = klo == rb->lo[s] ? khi : rb->lo[s];
             int ohi = klo == rb->lo[s] ? rb->hi[s] : klo;
             rab_range(rb, olo, ohi, &ooff, &on);
-            rc = PMPI_Recv(rb->acc + ooff, on, rb->type, peer, HYT_PAT_TAG, rb->comm,
-                           MPI_STATUS_IGNORE);
+            rc = hyt_p2p_recv(rb->a, rb->acc + ooff, on, rb->type, peer);
         } else {
-            rc = PMPI_Send(rb->acc + koff, kn, rb->type, peer, HYT_PAT_TAG, rb->comm);
+            rc = hyt_p2p_send(rb->a, rb->acc + koff, kn, rb->type, peer);
         }
         if (rc != MPI_SUCCESS)
             return rc;
@@ -163,7 +161,7 @@ int hyt_allreduce_rabenseifner(const hyt_args_t *a, int k)
     (void)k;
     int rc = MPI_SUCCESS;
     if (a->sbuf != MPI_IN_PLACE)
-        rc = hyt_pat_copy(a->sbuf, a->count, a->type, a->rbuf, a->count, a->type);
+        rc = hyt_p2p_copy(a, a->sbuf, a->count, a->type, a->rbuf, a->count, a->type);
     if (rc != MPI_SUCCESS || a->ctx->size == 1 || a->count == 0)
         return rc;
     MPI_Aint tlb;
@@ -181,10 +179,9 @@ int hyt_allreduce_rabenseifner(const hyt_args_t *a, int k)
     /* unfold: the odd ranks hand the result to the even ones */
     if (rc == MPI_SUCCESS && r < 2 * rb.rem) {
         if (r % 2)
-            rc = PMPI_Send(a->rbuf, a->count, a->type, r - 1, HYT_PAT_TAG, rb.comm);
+            rc = hyt_p2p_send(rb.a, a->rbuf, a->count, a->type, r - 1);
         else
-            rc = PMPI_Recv(a->rbuf, a->count, a->type, r + 1, HYT_PAT_TAG, rb.comm,
-                           MPI_STATUS_IGNORE);
+            rc = hyt_p2p_recv(rb.a, a->rbuf, a->count, a->type, r + 1);
     }
     return rc;
 }

@@ -41,12 +41,12 @@ static int fold_in(const rm_ctx_t *c, int first, int bsize, const void *in, int 
 {
     const hyt_args_t *a = c->a;
     for (int j = 1; j < bsize; j++) {
-        int rc = PMPI_Irecv(slot_buf(c, free_slot(j - 1, *acc)), a->count, a->type, first + j,
-                            HYT_PAT_TAG, a->comm, &c->req[j - 1]);
+        int rc = hyt_p2p_irecv(a, slot_buf(c, free_slot(j - 1, *acc)), a->count, a->type, first + j,
+                               &c->req[j - 1]);
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    int rc = hyt_pat_waitall(bsize - 1, c->req);
+    int rc = hyt_p2p_waitall(bsize - 1, c->req);
     /* member j's buffer becomes running op member j (lower ranks first) */
     const void *cur = in;
     int prev = *acc;
@@ -70,13 +70,11 @@ static int round_exchange(const rm_ctx_t *c, const hyt_rm_t *rm, int me_blk, int
             continue;
         int peer = hyt_rm_block_start(rm, hyt_rm_peer(rm, me_blk, s, j));
         int slot = free_slot(j < d ? j : j - 1, prev);
-        rc = PMPI_Irecv(slot_buf(c, slot), a->count, a->type, peer, HYT_PAT_TAG, a->comm,
-                        &c->req[nr++]);
+        rc = hyt_p2p_irecv(a, slot_buf(c, slot), a->count, a->type, peer, &c->req[nr++]);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Isend(slot_buf(c, prev), a->count, a->type, peer, HYT_PAT_TAG, a->comm,
-                            &c->req[nr++]);
+            rc = hyt_p2p_isend(a, slot_buf(c, prev), a->count, a->type, peer, &c->req[nr++]);
     }
-    int rc2 = hyt_pat_waitall(nr, c->req);
+    int rc2 = hyt_p2p_waitall(nr, c->req);
     if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS)
         return rc != MPI_SUCCESS ? rc : rc2;
     /* running = P_0; P_j = running op P_j for j = 1..k-1 */
@@ -100,18 +98,17 @@ static int leader(rm_ctx_t *c, const hyt_rm_t *rm, int blk, const void *in)
     if (bsize > 1) {
         rc = fold_in(c, first, bsize, in, &acc);
     } else { /* rounds write into the running result: it must not be sbuf */
-        rc = hyt_pat_copy(in, a->count, a->type, a->rbuf, a->count, a->type);
+        rc = hyt_p2p_copy(a, in, a->count, a->type, a->rbuf, a->count, a->type);
         acc = 0;
     }
     for (int r = 1; r <= rm->m && rc == MPI_SUCCESS; r++)
         rc = round_exchange(c, rm, blk, hyt_rm_spacing(rm, r), &acc);
     if (rc == MPI_SUCCESS && acc != 0)
-        rc = hyt_pat_copy(slot_buf(c, acc), a->count, a->type, a->rbuf, a->count, a->type);
+        rc = hyt_p2p_copy(a, slot_buf(c, acc), a->count, a->type, a->rbuf, a->count, a->type);
     int nr = 0;
     for (int j = 1; j < bsize && rc == MPI_SUCCESS; j++)
-        rc = PMPI_Isend(a->rbuf, a->count, a->type, first + j, HYT_PAT_TAG, a->comm,
-                        &c->req[nr++]);
-    int rc2 = hyt_pat_waitall(nr, c->req);
+        rc = hyt_p2p_isend(a, a->rbuf, a->count, a->type, first + j, &c->req[nr++]);
+    int rc2 = hyt_p2p_waitall(nr, c->req);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
@@ -120,16 +117,15 @@ int hyt_allreduce_recmult(const hyt_args_t *a, int k)
     int p = a->ctx->size, me = a->ctx->rank;
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     if (p == 1)
-        return hyt_pat_copy(in, a->count, a->type, a->rbuf, a->count, a->type);
+        return hyt_p2p_copy(a, in, a->count, a->type, a->rbuf, a->count, a->type);
     hyt_rm_t rm;
     hyt_rm_init(&rm, p, k);
     int blk = hyt_rm_block_of(&rm, me), first = hyt_rm_block_start(&rm, blk);
     if (me != first) { /* member: fold in, then fold out */
-        int rc = PMPI_Send(in, a->count, a->type, first, HYT_PAT_TAG, a->comm);
+        int rc = hyt_p2p_send(a, in, a->count, a->type, first);
         if (rc != MPI_SUCCESS)
             return rc;
-        return PMPI_Recv(a->rbuf, a->count, a->type, first, HYT_PAT_TAG, a->comm,
-                         MPI_STATUS_IGNORE);
+        return hyt_p2p_recv(a, a->rbuf, a->count, a->type, first);
     }
     rm_ctx_t c = {.a = a};
     c.req = hyt_pat_reqs(a->ctx, 2 * rm.k);

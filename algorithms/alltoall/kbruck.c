@@ -16,6 +16,7 @@
 #include "algorithms/pattern.h"
 
 typedef struct {
+    const hyt_args_t *a; /* the call (algorithms/p2p.h) */
     int p, k, count;
     MPI_Datatype type;
     MPI_Aint bext;      /* bytes between blocks */
@@ -32,14 +33,14 @@ static int kb_move(const kb_t *b, long d, int v, char *pack, int dir, int *rc)
         long run = d < b->p - j0 ? d : b->p - j0;
         int n = (int)run * b->count;
         char *rp = b->rot + j0 * b->bext, *pp = pack + nb * b->bext;
-        *rc = dir == 0 ? hyt_pat_copy(rp, n, b->type, pp, n, b->type)
-                       : hyt_pat_copy(pp, n, b->type, rp, n, b->type);
+        *rc = dir == 0 ? hyt_p2p_copy(b->a, rp, n, b->type, pp, n, b->type)
+                       : hyt_p2p_copy(b->a, pp, n, b->type, rp, n, b->type);
         nb += (int)run;
     }
     return nb;
 }
 
-static int kb_round(const kb_t *b, long d, int r, MPI_Comm comm, MPI_Request *req)
+static int kb_round(const kb_t *b, long d, int r, MPI_Request *req)
 {
     int rc = MPI_SUCCESS, nreq = 0, off = 0;
     int offs[b->k > 0 ? b->k : 1];
@@ -48,14 +49,14 @@ static int kb_round(const kb_t *b, long d, int r, MPI_Comm comm, MPI_Request *re
         int nb = kb_move(b, d, v, b->spack + off * b->bext, 0, &rc);
         int to = (int)((r + v * d) % b->p), from = (int)((r - v * d % b->p + b->p) % b->p);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Irecv(b->rpack + off * b->bext, nb * b->count, b->type, from, HYT_PAT_TAG,
-                            comm, &req[nreq++]);
+            rc = hyt_p2p_irecv(b->a, b->rpack + off * b->bext, nb * b->count, b->type, from,
+                               &req[nreq++]);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Isend(b->spack + off * b->bext, nb * b->count, b->type, to, HYT_PAT_TAG,
-                            comm, &req[nreq++]);
+            rc = hyt_p2p_isend(b->a, b->spack + off * b->bext, nb * b->count, b->type, to,
+                               &req[nreq++]);
         off += nb;
     }
-    int rc2 = hyt_kr_waitall(nreq, req);
+    int rc2 = hyt_p2p_waitall(nreq, req);
     if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS)
         return rc != MPI_SUCCESS ? rc : rc2;
     for (int v = 1; v < b->k && v * d < b->p && rc == MPI_SUCCESS; v++)
@@ -73,7 +74,7 @@ int hyt_alltoall_kbruck(const hyt_args_t *a, int k)
         k = 4096; /* keeps the per-round offset table on the stack small */
     MPI_Aint lb, ext, tlb, sext = 0;
     PMPI_Type_get_extent(a->type, &lb, &ext);
-    kb_t b = {.p = p, .k = k, .count = a->count, .type = a->type, .bext = ext * a->count};
+    kb_t b = {.a = a, .p = p, .k = k, .count = a->count, .type = a->type, .bext = ext * a->count};
     size_t span = hyt_pat_span(p * a->count, a->type, &tlb);
     size_t stride = (span + 63) & ~(size_t)63;
     size_t rq = ((size_t)2 * k * sizeof(MPI_Request) + 63) & ~(size_t)63;
@@ -90,15 +91,14 @@ int hyt_alltoall_kbruck(const hyt_args_t *a, int k)
     int sc = a->sbuf == MPI_IN_PLACE ? a->count : a->scount;
     PMPI_Type_get_extent(st, &lb, &sext);
     MPI_Aint sbext = sext * sc;
-    rc = hyt_pat_copy(src + r * sbext, (p - r) * sc, st, b.rot, (p - r) * a->count, a->type);
+    rc = hyt_p2p_copy(a, src + r * sbext, (p - r) * sc, st, b.rot, (p - r) * a->count, a->type);
     if (rc == MPI_SUCCESS && r > 0)
-        rc = hyt_pat_copy(src, r * sc, st, b.rot + (p - r) * b.bext, r * a->count, a->type);
-    MPI_Comm comm = hyt_comm_priv(a->ctx);
+        rc = hyt_p2p_copy(a, src, r * sc, st, b.rot + (p - r) * b.bext, r * a->count, a->type);
     for (long d = 1; d < p && rc == MPI_SUCCESS; d *= k)
-        rc = kb_round(&b, d, r, comm, req);
+        rc = kb_round(&b, d, r, req);
     /* position j came from rank r - j */
     for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
-        rc = hyt_pat_copy(b.rot + j * b.bext, a->count, a->type,
+        rc = hyt_p2p_copy(a, b.rot + j * b.bext, a->count, a->type,
                           (char *)a->rbuf + ((r - j + p) % p) * b.bext, a->count, a->type);
     return rc;
 }

@@ -28,19 +28,17 @@ int hyt_alltoall_pairwise(const hyt_args_t *a, int k)
         src = s - tlb;
         st = a->type;
         sc = a->count;
-        rc = hyt_pat_copy(a->rbuf, p * a->count, a->type, (char *)src, p * a->count, a->type);
+        rc = hyt_p2p_copy(a, a->rbuf, p * a->count, a->type, (char *)src, p * a->count, a->type);
     }
     PMPI_Type_get_extent(st, &lb, &sext);
-    MPI_Comm comm = hyt_comm_priv(a->ctx);
     char *rb = a->rbuf;
     if (rc == MPI_SUCCESS)
-        rc = hyt_pat_copy(src + r * sc * sext, sc, st, rb + r * a->count * ext, a->count,
+        rc = hyt_p2p_copy(a, src + r * sc * sext, sc, st, rb + r * a->count * ext, a->count,
                           a->type);
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
         int to = (r + i) % p, from = (r - i + p) % p;
-        rc = PMPI_Sendrecv(src + to * sc * sext, sc, st, to, HYT_PAT_TAG,
-                           rb + from * a->count * ext, a->count, a->type, from, HYT_PAT_TAG,
-                           comm, MPI_STATUS_IGNORE);
+        rc = hyt_p2p_sendrecv(a, src + to * sc * sext, sc, st, to, rb + from * a->count * ext,
+                              a->count, a->type, from);
     }
     return rc;
 }

@@ -27,17 +27,16 @@ int hyt_bcast_knomial(const hyt_args_t *a, int k)
         return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;
     if (t.parent >= 0)
-        rc = PMPI_Recv(a->rbuf, a->count, a->type, t.parent, HYT_PAT_TAG, a->comm,
-                       MPI_STATUS_IGNORE);
+        rc = hyt_p2p_recv(a, a->rbuf, a->count, a->type, t.parent);
     /* one level at a time, farthest first: the largest subtree gets the
      * sender's full bandwidth, as in the binomial tree (k = 2 is exactly it) */
     int rc2 = MPI_SUCCESS;
     for (int m = t.mask / t.k; m >= 1 && rc == MPI_SUCCESS && rc2 == MPI_SUCCESS; m /= t.k) {
         int c = hyt_kn_nchildren_at(&t, m), nr = 0;
         for (int j = c; j >= 1 && rc == MPI_SUCCESS; j--)
-            rc = PMPI_Isend(a->rbuf, a->count, a->type, hyt_kn_abs(&t, hyt_kn_child_rel(&t, m, j)),
-                            HYT_PAT_TAG, a->comm, &req[nr++]);
-        rc2 = hyt_pat_waitall(nr, req);
+            rc = hyt_p2p_isend(a, a->rbuf, a->count, a->type,
+                               hyt_kn_abs(&t, hyt_kn_child_rel(&t, m, j)), &req[nr++]);
+        rc2 = hyt_p2p_waitall(nr, req);
     }
     return rc != MPI_SUCCESS ? rc : rc2;
 }

@@ -46,14 +46,13 @@ static int xfer(bc_t *b, int send, int lo, int hi, int peer_blk, int *nr)
     int peer = leader_rank(b, peer_blk);
     MPI_Request *r = &b->req[(*nr)++];
     if (send)
-        return PMPI_Isend(b->buf + from, (int)(to - from), MPI_BYTE, peer, HYT_PAT_TAG, b->a->comm,
-                          r);
-    return PMPI_Irecv(b->buf + from, (int)(to - from), MPI_BYTE, peer, HYT_PAT_TAG, b->a->comm, r);
+        return hyt_p2p_isend(b->a, b->buf + from, (int)(to - from), MPI_BYTE, peer, r);
+    return hyt_p2p_irecv(b->a, b->buf + from, (int)(to - from), MPI_BYTE, peer, r);
 }
 
 static int waitall(bc_t *b, int nr, int rc)
 {
-    int rc2 = hyt_pat_waitall(nr, b->req);
+    int rc2 = hyt_p2p_waitall(nr, b->req);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
@@ -101,8 +100,8 @@ static int leader(bc_t *b, int blk)
         rc = allgather(b, blk);
     int first = hyt_rm_block_start(&b->rm, blk), nr = 0;
     for (int j = 1; j < hyt_rm_block_size(&b->rm, blk) && rc == MPI_SUCCESS; j++)
-        rc = PMPI_Isend(b->buf, (int)b->n, MPI_BYTE, (first + j + b->a->root) % b->rm.p,
-                        HYT_PAT_TAG, b->a->comm, &b->req[nr++]);
+        rc = hyt_p2p_isend(b->a, b->buf, (int)b->n, MPI_BYTE, (first + j + b->a->root) % b->rm.p,
+                           &b->req[nr++]);
     return waitall(b, nr, rc);
 }
 
@@ -123,16 +122,15 @@ int hyt_bcast_recmult(const hyt_args_t *a, int k)
     if (!b.buf || !b.req)
         return MPI_ERR_NO_MEM;
     if (!contig && rel == 0)
-        rc = PMPI_Pack(a->rbuf, a->count, a->type, b.buf, (int)n, &pos, a->comm);
+        rc = hyt_p2p_pack(a, a->rbuf, a->count, a->type, b.buf, (int)n, &pos);
     int blk = hyt_rm_block_of(&b.rm, rel), first = hyt_rm_block_start(&b.rm, blk);
     if (rc != MPI_SUCCESS)
         return rc;
     if (rel == first)
         rc = leader(&b, blk);
     else
-        rc = PMPI_Recv(b.buf, (int)n, MPI_BYTE, leader_rank(&b, blk), HYT_PAT_TAG, a->comm,
-                       MPI_STATUS_IGNORE);
+        rc = hyt_p2p_recv(a, b.buf, (int)n, MPI_BYTE, leader_rank(&b, blk));
     if (rc != MPI_SUCCESS || contig || rel == 0)
         return rc;
-    return PMPI_Unpack(b.buf, (int)n, &pos, a->rbuf, a->count, a->type, a->comm);
+    return hyt_p2p_unpack(a, b.buf, (int)n, &pos, a->rbuf, a->count, a->type);
 }

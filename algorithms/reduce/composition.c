@@ -13,8 +13,6 @@
 #include "algorithms/algorithms.h"
 #include "topology/topology.h"
 
-#define FORWARD_TAG 7
-
 /* Step 1: the node's partial result lands in acc at the leader. */
 static int reduce_node(const hyt_args_t *a, int is_root, void *acc)
 {
@@ -25,6 +23,15 @@ static int reduce_node(const hyt_args_t *a, int is_root, void *acc)
     /* a root that is its node's leader reduces straight into its rbuf */
     const void *s = is_root && a->sbuf == MPI_IN_PLACE ? MPI_IN_PLACE : in;
     return PMPI_Reduce(s, acc, a->count, a->type, a->op, 0, ctx->node_comm);
+}
+
+/* Rank (in the communicator) of the leader of node `node`: its lowest rank. */
+static int node_leader(const hyt_comm_t *ctx, int node)
+{
+    int r = 0;
+    while (ctx->node_of[r] != node)
+        r++;
+    return r;
 }
 
 int hyt_reduce_composition(const hyt_args_t *a, int k)
@@ -53,9 +60,8 @@ int hyt_reduce_composition(const hyt_args_t *a, int k)
     if (rc != MPI_SUCCESS || root_nr == 0 || ctx->my_node != root_node)
         return rc;
     if (leader)
-        return PMPI_Send(acc, a->count, a->type, root_nr, FORWARD_TAG, ctx->node_comm);
+        return hyt_p2p_send(a, acc, a->count, a->type, a->root);
     if (is_root)
-        return PMPI_Recv(a->rbuf, a->count, a->type, 0, FORWARD_TAG, ctx->node_comm,
-                         MPI_STATUS_IGNORE);
+        return hyt_p2p_recv(a, a->rbuf, a->count, a->type, node_leader(ctx, root_node));
     return MPI_SUCCESS;
 }

@@ -52,13 +52,13 @@ static int gather_children(const hyt_args_t *a, const hyt_kn_t *t, const void *i
     for (long long m = 1; m < t->mask; m *= t->k) {
         int c = hyt_kn_nchildren_at(t, (int)m);
         for (int j = 1; j <= c; j++) {
-            int rc = PMPI_Irecv(hyt_pat_pool_buf(&pool, free_slot(j - 1, acc)), a->count,
-                                a->type, hyt_kn_abs(t, hyt_kn_child_rel(t, (int)m, j)),
-                                HYT_PAT_TAG, a->comm, &req[j - 1]);
+            int rc =
+                hyt_p2p_irecv(a, hyt_pat_pool_buf(&pool, free_slot(j - 1, acc)), a->count, a->type,
+                              hyt_kn_abs(t, hyt_kn_child_rel(t, (int)m, j)), &req[j - 1]);
             if (rc != MPI_SUCCESS)
                 return rc;
         }
-        int rc = hyt_pat_waitall(c, req);
+        int rc = hyt_p2p_waitall(c, req);
         if (rc != MPI_SUCCESS)
             return rc;
         /* child = running op child (lower ranks first); the slots were
@@ -83,7 +83,7 @@ int hyt_reduce_knomial(const hyt_args_t *a, int k)
     int p = a->ctx->size, me = a->ctx->rank;
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     if (p == 1)
-        return hyt_pat_copy(in, a->count, a->type, a->rbuf, a->count, a->type);
+        return hyt_p2p_copy(a, in, a->count, a->type, a->rbuf, a->count, a->type);
     int ordered_root = a->root == 0 || hyt_op_is_commutative(a->op);
     int troot = ordered_root ? a->root : 0;
     hyt_kn_t t;
@@ -93,13 +93,13 @@ int hyt_reduce_knomial(const hyt_args_t *a, int k)
     if (rc != MPI_SUCCESS)
         return rc;
     if (t.parent >= 0) {
-        rc = PMPI_Send(res, a->count, a->type, t.parent, HYT_PAT_TAG, a->comm);
+        rc = hyt_p2p_send(a, res, a->count, a->type, t.parent);
         if (rc != MPI_SUCCESS || ordered_root || me != a->root)
             return rc;
         /* non-commutative op, root != 0: the ordered result comes from rank 0 */
-        return PMPI_Recv(a->rbuf, a->count, a->type, 0, HYT_PAT_TAG, a->comm, MPI_STATUS_IGNORE);
+        return hyt_p2p_recv(a, a->rbuf, a->count, a->type, 0);
     }
     if (ordered_root)
-        return hyt_pat_copy(res, a->count, a->type, a->rbuf, a->count, a->type);
-    return PMPI_Send(res, a->count, a->type, a->root, HYT_PAT_TAG, a->comm);
+        return hyt_p2p_copy(a, res, a->count, a->type, a->rbuf, a->count, a->type);
+    return hyt_p2p_send(a, res, a->count, a->type, a->root);
 }

@@ -24,7 +24,7 @@ int hyt_reduce_rabenseifner(const hyt_args_t *a, int k)
     if (a->ctx->size == 1)
         return a->sbuf == MPI_IN_PLACE
                    ? MPI_SUCCESS
-                   : hyt_pat_copy(a->sbuf, a->count, a->type, a->rbuf, a->count, a->type);
+                   : hyt_p2p_copy(a, a->sbuf, a->count, a->type, a->rbuf, a->count, a->type);
     MPI_Aint tlb;
     size_t span = hyt_pat_span(a->count, a->type, &tlb);
     /* the root accumulates in its receive buffer, the others in scratch */
@@ -36,7 +36,7 @@ int hyt_reduce_rabenseifner(const hyt_args_t *a, int k)
         acc -= tlb;
     tmp -= tlb;
     if (a->sbuf != MPI_IN_PLACE)
-        rc = hyt_pat_copy(a->sbuf, a->count, a->type, acc, a->count, a->type);
+        rc = hyt_p2p_copy(a, a->sbuf, a->count, a->type, acc, a->count, a->type);
     hyt_rab_t rb;
     hyt_rab_init(&rb, a, acc, tmp);
     /* a folded-out even root is served by its odd partner */
@@ -50,10 +50,9 @@ int hyt_reduce_rabenseifner(const hyt_args_t *a, int k)
         rc = hyt_rab_gather(&rb, newroot);
     if (rc == MPI_SUCCESS && holder != root) {
         if (r == holder)
-            rc = PMPI_Send(acc, a->count, a->type, root, HYT_PAT_TAG, rb.comm);
+            rc = hyt_p2p_send(rb.a, acc, a->count, a->type, root);
         else if (r == root)
-            rc = PMPI_Recv(a->rbuf, a->count, a->type, holder, HYT_PAT_TAG, rb.comm,
-                           MPI_STATUS_IGNORE);
+            rc = hyt_p2p_recv(rb.a, a->rbuf, a->count, a->type, holder);
     }
     return rc;
 }

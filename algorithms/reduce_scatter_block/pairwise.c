@@ -28,16 +28,14 @@ int hyt_reduce_scatter_block_pairwise(const hyt_args_t *a, int k)
     if (!area)
         return MPI_ERR_NO_MEM;
     char *tmp = area - tlb, *acc = inplace ? area + stride - tlb : a->rbuf;
-    rc = hyt_pat_copy(in + r * bext, n, a->type, acc, n, a->type);
-    MPI_Comm comm = hyt_comm_priv(a->ctx);
+    rc = hyt_p2p_copy(a, in + r * bext, n, a->type, acc, n, a->type);
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
         int to = (r + i) % p, from = (r - i + p) % p;
-        rc = PMPI_Sendrecv(in + to * bext, n, a->type, to, HYT_PAT_TAG, tmp, n, a->type, from,
-                           HYT_PAT_TAG, comm, MPI_STATUS_IGNORE);
+        rc = hyt_p2p_sendrecv(a, in + to * bext, n, a->type, to, tmp, n, a->type, from);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Reduce_local(tmp, acc, n, a->type, a->op);
     }
     if (rc == MPI_SUCCESS && inplace)
-        rc = hyt_pat_copy(acc, n, a->type, a->rbuf, n, a->type);
+        rc = hyt_p2p_copy(a, acc, n, a->type, a->rbuf, n, a->type);
     return rc;
 }

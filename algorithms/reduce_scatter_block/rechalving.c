@@ -27,7 +27,7 @@ static MPI_Aint rh_off(const rh_t *h, int j)
 }
 
 static int rh_halving(const rh_t *h, int pof2, int nr, char *acc, char *tmp, MPI_Datatype t,
-                      MPI_Op op, MPI_Comm comm)
+                      MPI_Op op, const hyt_args_t *a)
 {
     int lo = 0, hi = pof2, rc = MPI_SUCCESS;
     for (int m = pof2 / 2; m > 0 && rc == MPI_SUCCESS; m /= 2) {
@@ -37,8 +37,7 @@ static int rh_halving(const rh_t *h, int pof2, int nr, char *acc, char *tmp, MPI
         MPI_Aint ko = rh_off(h, klo), so = rh_off(h, slo);
         int kn = (int)((rh_off(h, khi) - ko) / h->bext) * h->n;
         int sn = (int)((rh_off(h, shi) - so) / h->bext) * h->n;
-        rc = PMPI_Sendrecv(acc + so, sn, t, peer, HYT_PAT_TAG, tmp + ko, kn, t, peer,
-                           HYT_PAT_TAG, comm, MPI_STATUS_IGNORE);
+        rc = hyt_p2p_sendrecv(a, acc + so, sn, t, peer, tmp + ko, kn, t, peer);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Reduce_local(tmp + ko, acc + ko, kn, t, op);
         lo = klo;
@@ -65,27 +64,26 @@ int hyt_reduce_scatter_block_rechalving(const hyt_args_t *a, int k)
     acc -= tlb;
     tmp -= tlb;
     const char *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    rc = hyt_pat_copy(in, p * n, a->type, acc, p * n, a->type);
-    MPI_Comm comm = hyt_comm_priv(a->ctx);
+    rc = hyt_p2p_copy(a, in, p * n, a->type, acc, p * n, a->type);
     int nr = r < 2 * h.rem ? (r % 2 ? r / 2 : -1) : r - h.rem;
     if (rc == MPI_SUCCESS && r < 2 * h.rem) {
         if (r % 2 == 0) {
-            rc = PMPI_Send(acc, p * n, a->type, r + 1, HYT_PAT_TAG, comm);
+            rc = hyt_p2p_send(a, acc, p * n, a->type, r + 1);
         } else {
-            rc = PMPI_Recv(tmp, p * n, a->type, r - 1, HYT_PAT_TAG, comm, MPI_STATUS_IGNORE);
+            rc = hyt_p2p_recv(a, tmp, p * n, a->type, r - 1);
             if (rc == MPI_SUCCESS)
                 rc = PMPI_Reduce_local(tmp, acc, p * n, a->type, a->op);
         }
     }
     if (rc == MPI_SUCCESS && nr >= 0)
-        rc = rh_halving(&h, pof2, nr, acc, tmp, a->type, a->op, comm);
+        rc = rh_halving(&h, pof2, nr, acc, tmp, a->type, a->op, a);
     if (rc != MPI_SUCCESS)
         return rc;
     if (r < 2 * h.rem && r % 2 == 0)
-        return PMPI_Recv(a->rbuf, n, a->type, r + 1, HYT_PAT_TAG, comm, MPI_STATUS_IGNORE);
+        return hyt_p2p_recv(a, a->rbuf, n, a->type, r + 1);
     if (r < 2 * h.rem)
-        rc = PMPI_Send(acc + (r - 1) * h.bext, n, a->type, r - 1, HYT_PAT_TAG, comm);
+        rc = hyt_p2p_send(a, acc + (r - 1) * h.bext, n, a->type, r - 1);
     if (rc == MPI_SUCCESS)
-        rc = hyt_pat_copy(acc + r * h.bext, n, a->type, a->rbuf, n, a->type);
+        rc = hyt_p2p_copy(a, acc + r * h.bext, n, a->type, a->rbuf, n, a->type);
     return rc;
 }
