@@ -107,6 +107,12 @@ $(B)/test/smpi/%: test/smpi/%.c $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc
 	@mkdir -p $(dir $@)
 	$(B)/bin/hytune-smpicc $(CFLAGS) $(INC) $< -o $@
 
+# the entry-point test (test/mpi/) also under SimGrid
+SMPI_TEST_BIN += $(if $(SMPICC),$(B)/test/smpi/test_core_entries)
+$(B)/test/smpi/test_core_entries: test/mpi/test_core_entries.c $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc $(TEST_HDRS)
+	@mkdir -p $(dir $@)
+	$(B)/bin/hytune-smpicc $(CFLAGS) -DHYT_SMPI=1 $(INC) $< -o $@
+
 # the Fortran program under SimGrid, with `use mpi` (_mod) and `include 'mpif.h'` (_mpif);
 # gfortran >= 10 needs -fallow-argument-mismatch for MPI's choice buffers without explicit interfaces
 SMPI_FORTRAN_BIN := $(if $(SMPIF90),$(B)/test/smpi/fortran_coll_mod $(B)/test/smpi/fortran_coll_mpif)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NATIVE_ROW(U, l, M)                                                                  \
+#define NATIVE_ROW(U, l, M, P)                                                                 \
     {.name = "native", .coll = HYT_COLL_##U, .fn = hyt_native, .flags = HYT_ALG_NATIVE,    \
      .desc = "the MPI library's own selection (PMPI_" #M ")"},
 
@@ -181,4 +181,12 @@ const char *hyt_alg_unsupported_reason(const hyt_alg_t *alg, const hyt_args_t *a
     if ((f & HYT_ALG_NODE_CONSECUTIVE) && !a->ctx->node_consecutive)
         return hyt_fallback_name(HYT_FB_LAYOUT);
     return NULL;
+}
+
+int hyt_coll_tunable(hyt_coll_t c)
+{
+    for (int i = HYT_NCOLL; i < hyt_nalgs; i++)
+        if (hyt_algs[i].coll == c && !(hyt_algs[i].flags & HYT_ALG_NATIVE))
+            return 1;
+    return 0;
 }

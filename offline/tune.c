@@ -156,9 +156,19 @@ static int parse_colls(const char *s, tune_opts_t *o, char *err, size_t len)
     o->ncolls = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int c = hyt_coll_from_name(t);
-        if (c < 0 || o->ncolls == MAX_COLLS) {
-            snprintf(err, len, "--coll: unknown collective \"%s\"; valid: allreduce, bcast, "
-                     "reduce, allgather, alltoall, reduce_scatter_block", t);
+        if (c < 0 || !hyt_coll_tunable((hyt_coll_t)c) || o->ncolls == MAX_COLLS) {
+            char valid[512];
+            size_t used = 0;
+            valid[0] = 0;
+            for (int v = 0; v < HYT_NCOLL && used < sizeof valid; v++)
+                if (hyt_coll_tunable((hyt_coll_t)v)) {
+                    int n = snprintf(valid + used, sizeof valid - used, "%s%s", used ? ", " : "",
+                                     hyt_coll_name((hyt_coll_t)v));
+                    used += n > 0 ? (size_t)n : 0;
+                }
+            snprintf(err, len, "--coll: %s \"%s\"; valid: %s",
+                     c < 0 ? "unknown collective" : "no hytune algorithm (only the MPI "
+                     "library's own) for", t, valid);
             return -1;
         }
         o->colls[o->ncolls++] = c;

@@ -50,45 +50,81 @@ static void ctx_release_mpi(hyt_comm_t *ctx)
     ctx->scratch_size = ctx->scratch2_size = 0;
 }
 
-static void ctx_free_keys(hyt_comm_t *ctx)
+/* The bucket row of (variant, c): the blocking int-count keys live in the
+ * context, the others in rows made on first use (alloc) or NULL. */
+static hyt_key_t **key_row(hyt_comm_t *ctx, int v, int c, int alloc)
 {
-    for (int c = 0; c < HYT_NCOLL; c++)
-        for (int b = 0; b < HYT_NBUCKETS; b++)
-            if (ctx->keys[c][b]) {
-                hyt_online_key_free(ctx->keys[c][b]);
-                free(ctx->keys[c][b]);
-                ctx->keys[c][b] = NULL;
-            }
+    if (v == 0)
+        return ctx->keys[c];
+    if (!ctx->vkeys[v][c] && alloc)
+        ctx->vkeys[v][c] = calloc(HYT_NBUCKETS, sizeof(hyt_key_t *));
+    return ctx->vkeys[v][c];
 }
 
-static int ctx_has_calls(const hyt_comm_t *ctx)
+hyt_key_t *const *hyt_key_row(const hyt_comm_t *ctx, int variant, hyt_coll_t c)
 {
-    for (int c = 0; c < HYT_NCOLL; c++)
-        for (int b = 0; b < HYT_NBUCKETS; b++)
-            if (ctx->keys[c][b] && ctx->keys[c][b]->calls)
-                return 1;
+    return key_row((hyt_comm_t *)ctx, variant, c, 0);
+}
+
+static void ctx_free_keys(hyt_comm_t *ctx)
+{
+    for (int v = 0; v < HYT_NVARIANT; v++)
+        for (int c = 0; c < HYT_NCOLL; c++) {
+            hyt_key_t **row = key_row(ctx, v, c, 0);
+            for (int b = 0; row && b < HYT_NBUCKETS; b++)
+                if (row[b]) {
+                    hyt_req_rekey(row[b], NULL);
+                    hyt_online_key_free(row[b]);
+                    free(row[b]);
+                    row[b] = NULL;
+                }
+            if (v) {
+                free(row);
+                ctx->vkeys[v][c] = NULL;
+            }
+        }
+}
+
+static int ctx_has_calls(hyt_comm_t *ctx)
+{
+    for (int v = 0; v < HYT_NVARIANT; v++)
+        for (int c = 0; c < HYT_NCOLL; c++) {
+            hyt_key_t **row = key_row(ctx, v, c, 0);
+            for (int b = 0; row && b < HYT_NBUCKETS; b++)
+                if (row[b] && row[b]->calls)
+                    return 1;
+        }
     return 0;
 }
 
 /* Merge src's counters into dst (same shape); src's keys are freed or moved. */
 static void ctx_merge(hyt_comm_t *dst, hyt_comm_t *src)
 {
-    for (int c = 0; c < HYT_NCOLL; c++)
-        for (int b = 0; b < HYT_NBUCKETS; b++) {
-            hyt_key_t *s = src->keys[c][b], *d = dst->keys[c][b];
-            if (!s)
+    for (int v = 0; v < HYT_NVARIANT; v++)
+        for (int c = 0; c < HYT_NCOLL; c++) {
+            hyt_key_t **srow = key_row(src, v, c, 0), **drow;
+            if (!srow || !(drow = key_row(dst, v, c, 1)))
                 continue;
-            if (!d) {
-                dst->keys[c][b] = s;
-                src->keys[c][b] = NULL;
-                continue;
+            for (int b = 0; b < HYT_NBUCKETS; b++) {
+                hyt_key_t *s = srow[b], *d = drow[b];
+                if (!s)
+                    continue;
+                if (!d) {
+                    drow[b] = s;
+                    srow[b] = NULL;
+                    continue;
+                }
+                d->calls += s->calls;
+                d->bytes += s->bytes;
+                d->tuned += s->tuned;
+                if (s->block_max > d->block_max)
+                    d->block_max = s->block_max;
+                d->time += s->time;
+                d->timed_calls += s->timed_calls;
+                for (int f = 0; f < HYT_NFB; f++)
+                    d->fallbacks[f] += s->fallbacks[f];
+                hyt_req_rekey(s, d); /* requests still in flight count into d */
             }
-            d->calls += s->calls;
-            d->bytes += s->bytes;
-            d->time += s->time;
-            d->timed_calls += s->timed_calls;
-            for (int f = 0; f < HYT_NFB; f++)
-                d->fallbacks[f] += s->fallbacks[f];
         }
     ctx_free_keys(src);
 }
@@ -238,7 +274,10 @@ static hyt_comm_t *ctx_create(MPI_Comm comm)
     PMPI_Comm_test_inter(comm, &ctx->is_inter);
     PMPI_Comm_size(comm, &ctx->size);
     PMPI_Comm_rank(comm, &ctx->rank);
+    ctx->remote_size = ctx->size;
+    ctx->indegree = ctx->outdegree = -1;
     if (ctx->is_inter) {
+        PMPI_Comm_remote_size(comm, &ctx->remote_size);
         ctx->nodes = ctx->size;
         ctx->ppn = ctx->ppn_min = 1;
     } else {
@@ -328,6 +367,44 @@ hyt_key_t *hyt_key_get(hyt_comm_t *ctx, hyt_coll_t c, int bucket)
     k->bucket = bucket;
     ctx->keys[c][bucket] = k;
     return k;
+}
+
+hyt_key_t *hyt_vkey_get(hyt_comm_t *ctx, hyt_coll_t c, int variant, int bucket)
+{
+    hyt_key_t **row = key_row(ctx, variant, c, 1);
+    if (!row)
+        return NULL;
+    if (HYT_LIKELY(row[bucket] != NULL))
+        return row[bucket];
+    hyt_key_t *k = calloc(1, sizeof *k);
+    if (!k)
+        return NULL;
+    k->coll = c;
+    k->bucket = bucket;
+    k->variant = variant;
+    row[bucket] = k;
+    return k;
+}
+
+void hyt_comm_degrees(hyt_comm_t *ctx, int *indegree, int *outdegree)
+{
+    if (ctx->indegree < 0) {
+        int status = MPI_UNDEFINED, in = 0, out = 0, weighted = 0;
+        PMPI_Topo_test(ctx->comm, &status);
+        if (status == MPI_CART) {
+            PMPI_Cartdim_get(ctx->comm, &in);
+            in = out = 2 * in;
+        } else if (status == MPI_GRAPH) {
+            PMPI_Graph_neighbors_count(ctx->comm, ctx->rank, &in);
+            out = in;
+        } else if (status == MPI_DIST_GRAPH) {
+            PMPI_Dist_graph_neighbors_count(ctx->comm, &in, &out, &weighted);
+        }
+        ctx->indegree = in;
+        ctx->outdegree = out;
+    }
+    *indegree = ctx->indegree;
+    *outdegree = ctx->outdegree;
 }
 
 void hyt_comm_foreach(void (*fn)(hyt_comm_t *ctx, void *arg), void *arg)

@@ -33,7 +33,7 @@ typedef struct env_var {
     const char *help;
 } env_var_t;
 
-#define FORCE_VAR(U, l, M)                                                                   \
+#define FORCE_VAR(U, l, M, P)                                                                  \
     {"HYTUNE_FORCE_" #U, T_STRING, &hyt_cfg.force[HYT_COLL_##U], NULL, NULL,                   \
      "force an algorithm for MPI_" #M ": name or name:k (see `hytune list`); "                 \
      "beats online choice and table"},

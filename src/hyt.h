@@ -25,19 +25,57 @@
 #endif
 
 /* ---- collectives --------------------------------------------------------
- * One X-macro list: enum, names and everything iterating over collectives
- * read it.  Adding a collective: a line here, a case in hyt_pmpi_call()
- * and one HYT_WRAP() in src/wrappers.c. */
-#define HYT_COLL_LIST(X)                                   \
-    X(ALLREDUCE, allreduce, Allreduce)                     \
-    X(BCAST, bcast, Bcast)                                 \
-    X(REDUCE, reduce, Reduce)                              \
-    X(ALLGATHER, allgather, Allgather)                     \
-    X(ALLTOALL, alltoall, Alltoall)                        \
-    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, Reduce_scatter_block)
+ * One X-macro list of every collective MPI defines: enum, names, properties
+ * and everything iterating over collectives read it.  X(U, l, M, P): enum
+ * suffix, name, MPI_<M>, properties (HYT_CP_*).  Each collective is
+ * interposed in all its forms (blocking, nonblocking I<M>, persistent
+ * <M>_init, large-count _c) by one generator line in src/wrappers.c.
+ * Adding a tuned collective: its registry rows (algorithms/registry.c); the
+ * list entry, its hyt_pmpi_call case and its wrapper line are here already. */
+enum {
+    HYT_CP_OP = 1u << 0,         /* takes a reduction op */
+    HYT_CP_ROOT = 1u << 1,       /* has a root */
+    HYT_CP_BLOCK = 1u << 2,      /* moves one block per rank (counts are per rank) */
+    HYT_CP_VECTOR = 1u << 3,     /* per-rank counts and displacements (v and w variants) */
+    HYT_CP_LOCAL_SIZE = 1u << 4, /* the call's size is known only locally (not the same
+                                  * on every rank): selection must not depend on it */
+    HYT_CP_NEIGHBOR = 1u << 5,   /* neighborhood collective (topology communicator) */
+    HYT_CP_NO_COUNT = 1u << 6,   /* moves no data (Barrier): no large-count form */
+};
+
+#define HYT_COLL_LIST(X)                                                                   \
+    X(ALLREDUCE, allreduce, Allreduce, HYT_CP_OP)                                          \
+    X(BCAST, bcast, Bcast, HYT_CP_ROOT)                                                    \
+    X(REDUCE, reduce, Reduce, HYT_CP_OP | HYT_CP_ROOT)                                     \
+    X(ALLGATHER, allgather, Allgather, HYT_CP_BLOCK)                                       \
+    X(ALLTOALL, alltoall, Alltoall, HYT_CP_BLOCK)                                          \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, Reduce_scatter_block,                    \
+      HYT_CP_OP | HYT_CP_BLOCK)                                                            \
+    X(BARRIER, barrier, Barrier, HYT_CP_NO_COUNT)                                          \
+    X(GATHER, gather, Gather, HYT_CP_ROOT | HYT_CP_BLOCK)                                  \
+    X(GATHERV, gatherv, Gatherv, HYT_CP_ROOT | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE) \
+    X(SCATTER, scatter, Scatter, HYT_CP_ROOT | HYT_CP_BLOCK)                               \
+    X(SCATTERV, scatterv, Scatterv,                                                        \
+      HYT_CP_ROOT | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)                      \
+    X(ALLGATHERV, allgatherv, Allgatherv, HYT_CP_BLOCK | HYT_CP_VECTOR)                    \
+    X(ALLTOALLV, alltoallv, Alltoallv, HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)   \
+    X(ALLTOALLW, alltoallw, Alltoallw, HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)   \
+    X(REDUCE_SCATTER, reduce_scatter, Reduce_scatter, HYT_CP_OP | HYT_CP_BLOCK | HYT_CP_VECTOR) \
+    X(SCAN, scan, Scan, HYT_CP_OP)                                                         \
+    X(EXSCAN, exscan, Exscan, HYT_CP_OP)                                                   \
+    X(NEIGHBOR_ALLGATHER, neighbor_allgather, Neighbor_allgather,                          \
+      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_LOCAL_SIZE)                                  \
+    X(NEIGHBOR_ALLGATHERV, neighbor_allgatherv, Neighbor_allgatherv,                       \
+      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)                  \
+    X(NEIGHBOR_ALLTOALL, neighbor_alltoall, Neighbor_alltoall,                             \
+      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_LOCAL_SIZE)                                  \
+    X(NEIGHBOR_ALLTOALLV, neighbor_alltoallv, Neighbor_alltoallv,                          \
+      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)                  \
+    X(NEIGHBOR_ALLTOALLW, neighbor_alltoallw, Neighbor_alltoallw,                          \
+      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)
 
 typedef enum {
-#define HYT_X(U, l, M) HYT_COLL_##U,
+#define HYT_X(U, l, M, P) HYT_COLL_##U,
     HYT_COLL_LIST(HYT_X)
 #undef HYT_X
     HYT_NCOLL
@@ -45,21 +83,59 @@ typedef enum {
 
 const char *hyt_coll_name(hyt_coll_t c);       /* "allreduce" */
 int hyt_coll_from_name(const char *name);      /* -1 if unknown */
-/* Does the collective take a reduction op (Allreduce, Reduce, Reduce_scatter_block)? */
+extern const unsigned hyt_coll_prop_table[HYT_NCOLL];
+static inline unsigned hyt_coll_props(hyt_coll_t c) /* HYT_CP_* */
+{
+    return (unsigned)c < HYT_NCOLL ? hyt_coll_prop_table[c] : 0;
+}
+/* Does the collective take a reduction op (Allreduce, Reduce, Scan ...)? */
 int hyt_coll_has_op(hyt_coll_t c);
-/* Does the collective have a root (Bcast, Reduce)? */
+/* Does the collective have a root (Bcast, Reduce, Gather(v), Scatter(v))? */
 int hyt_coll_has_root(hyt_coll_t c);
+/* Does the registry hold an algorithm of hytune's (not only "native") for c? */
+int hyt_coll_tunable(hyt_coll_t c);
+
+/* The forms an entry point takes: blocking MPI_<M>, nonblocking MPI_I<m>,
+ * persistent MPI_<M>_init, each with int counts or large counts (_c).
+ * variant = 2 * form + large.  Blocking int-count calls are dispatched
+ * (tuned); every other variant runs the MPI library's own collective and is
+ * counted and timed (nonblocking and persistent: from start to the Wait or
+ * Test that completes it, src/requests.c). */
+typedef enum { HYT_FORM_BLOCKING, HYT_FORM_NONBLOCKING, HYT_FORM_PERSISTENT, HYT_NFORM } hyt_form_t;
+#define HYT_NVARIANT (2 * HYT_NFORM)
+#define HYT_VARIANT(form, large) (2 * (int)(form) + (large))
+/* The MPI entry point's name of (collective, variant): "MPI_Iallreduce_c". */
+void hyt_entry_name(hyt_coll_t c, int variant, char *buf, size_t len);
 
 /* ---- one captured call ---------------------------------------------------
  * Field meaning per collective (all values are those the caller passed):
- *   allreduce, reduce:      sbuf (may be MPI_IN_PLACE), rbuf, count, type, op[, root]
+ *   allreduce, reduce, scan, exscan: sbuf (may be MPI_IN_PLACE), rbuf, count, type, op[, root]
  *   bcast:                  rbuf = buffer, count, type, root
- *   allgather, alltoall:    sbuf (may be MPI_IN_PLACE), scount, stype,
- *                           rbuf, count = recvcount, type = recvtype
+ *   allgather, alltoall, gather, scatter, neighbor_allgather, neighbor_alltoall:
+ *                           sbuf (may be MPI_IN_PLACE), scount, stype,
+ *                           rbuf, count = recvcount, type = recvtype[, root]
  *   reduce_scatter_block:   sbuf (may be MPI_IN_PLACE), rbuf, count = recvcount, type, op
- * bytes: the selection size, identical on every rank:
- *   allreduce/bcast/reduce: count * size(type); allgather: one rank's block;
- *   alltoall: one block (per pair); reduce_scatter_block: one rank's block. */
+ *   barrier:                comm only
+ *   v variants:             as their plain form, with scounts/sdispls (alltoallv, scatterv)
+ *                           and rcounts/rdispls (allgatherv, gatherv, alltoallv) instead of
+ *                           scount and count; reduce_scatter: rcounts = recvcounts, type, op
+ *   w variants:             scounts, sdispls, stypes, rcounts, rdispls, rtypes
+ *                           (neighbor_alltoallw's displacements are MPI_Aint: csdispls, crdispls)
+ * Large-count (_c) forms, counted only: large = 1 and the counts in ccount,
+ * cscount, cscounts, crcounts, csdispls, crdispls instead.
+ * bytes: the selection size (set by dispatch, hyt_selection_bytes):
+ *   allreduce/bcast/reduce/scan/exscan: count * size(type);
+ *   allgather, gather, scatter, reduce_scatter_block: one rank's block;
+ *   alltoall, neighbor_allgather, neighbor_alltoall: one block (per pair);
+ *   v and w variants: the total of the blocks this rank's call names (allgatherv,
+ *   reduce_scatter: all p blocks, the same on every rank; alltoallv/w: the blocks
+ *   this rank sends; gatherv/scatterv: all blocks at the root, its own block elsewhere;
+ *   neighbor v/w: the blocks received (allgatherv) or sent);
+ *   barrier: 0.
+ * block: the largest single block in bytes (v and w variants; else bytes).
+ * Collectives with HYT_CP_LOCAL_SIZE have a size that differs between ranks:
+ * their bucket is local (statistics) and selection takes the rule set's last
+ * rule whatever the size. */
 typedef struct hyt_comm hyt_comm_t;
 
 typedef struct hyt_args {
@@ -73,8 +149,15 @@ typedef struct hyt_args {
     MPI_Op op;
     int root;
     MPI_Comm comm;
+    const int *scounts, *sdispls, *rcounts, *rdispls; /* v and w variants */
+    const MPI_Datatype *stypes, *rtypes;              /* w variants */
+    int large;                                        /* large-count form (_c) */
+    MPI_Count ccount, cscount;
+    const MPI_Count *cscounts, *crcounts;
+    const MPI_Aint *csdispls, *crdispls;
     hyt_comm_t *ctx; /* set by dispatch before any algorithm runs */
     size_t bytes;    /* set by dispatch */
+    size_t block;    /* set by dispatch */
 } hyt_args_t;
 
 /* Call the PMPI implementation of the captured collective. */
@@ -254,10 +337,14 @@ struct hyt_online_key; /* owned by online/ */
 typedef struct hyt_key {
     hyt_coll_t coll;
     int bucket;
-    uint64_t calls;
+    int variant;                  /* HYT_VARIANT(form, large) */
+    uint64_t calls;               /* persistent forms: *_init calls */
     uint64_t bytes;               /* sum of selection bytes */
-    double time;                  /* seconds, summed over timed calls */
-    uint64_t timed_calls;
+    size_t block_max;             /* largest block seen (bytes) */
+    uint64_t tuned;               /* calls a hytune algorithm ran */
+    double time;                  /* seconds, summed over timed calls (nonblocking and
+                                   * persistent: start to completion) */
+    uint64_t timed_calls;         /* timed calls (persistent: completed starts) */
     uint64_t fallbacks[HYT_NFB];
     const hyt_alg_t *alg;         /* last algorithm used (after fallback: native) */
     int k;                        /* last k used */
@@ -283,7 +370,10 @@ struct hyt_comm {
     const hyt_rule_set_t *rules[HYT_NCOLL];
     const hyt_alg_t *forced[HYT_NCOLL];
     int forced_k[HYT_NCOLL];
-    hyt_key_t *keys[HYT_NCOLL][HYT_NBUCKETS];
+    hyt_key_t *keys[HYT_NCOLL][HYT_NBUCKETS];   /* blocking int-count calls */
+    hyt_key_t **vkeys[HYT_NVARIANT][HYT_NCOLL]; /* other variants: HYT_NBUCKETS each, lazily */
+    int remote_size;        /* intercommunicator: remote group size; else size */
+    int indegree, outdegree;/* neighborhood collectives: -1 until first asked */
     uint64_t seq;           /* intercepted collective calls so far (the same on every rank) */
     void *scratch;          /* reused temporary space for algorithms */
     size_t scratch_size;
@@ -305,6 +395,12 @@ int hyt_comm_node_split(hyt_comm_t *ctx);
 void *hyt_scratch(hyt_comm_t *ctx, size_t n);
 void *hyt_scratch2(hyt_comm_t *ctx, size_t n);
 hyt_key_t *hyt_key_get(hyt_comm_t *ctx, hyt_coll_t c, int bucket);
+/* The key of any variant (HYT_VARIANT(form, large)); NULL if out of memory. */
+hyt_key_t *hyt_vkey_get(hyt_comm_t *ctx, hyt_coll_t c, int variant, int bucket);
+/* The HYT_NBUCKETS keys of (variant, c), or NULL if none was made. */
+hyt_key_t *const *hyt_key_row(const hyt_comm_t *ctx, int variant, hyt_coll_t c);
+/* Neighbor counts of a topology communicator (0, 0 without a topology). */
+void hyt_comm_degrees(hyt_comm_t *ctx, int *indegree, int *outdegree);
 /* Iterate all contexts (live and freed) for reports; under the context lock. */
 void hyt_comm_foreach(void (*fn)(hyt_comm_t *ctx, void *arg), void *arg);
 
@@ -324,8 +420,31 @@ int hyt_dispatch(hyt_args_t *a);
  * when the call cannot be taken; *fb (if not NULL) says why (HYT_FB_NONE if
  * alg ran).  Used by dispatch, the tuner's benchmarks and the tests. */
 int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb);
-/* Selection size of a captured call (see hyt_args_t.bytes). */
+/* Selection size of a captured call (see hyt_args_t.bytes).  v and w
+ * variants read the communicator's size from a->ctx (looked up if NULL). */
 size_t hyt_selection_bytes(const hyt_args_t *a);
+
+/* The counted pass-through of every form but blocking int-count (the
+ * generated wrappers of src/wrappers.c): begin counts the call, end times it
+ * (blocking) or hands its request to src/requests.c (nonblocking, persistent). */
+typedef struct hyt_pass {
+    hyt_key_t *key;
+    double t0;
+    int variant;
+} hyt_pass_t;
+void hyt_pass_begin(hyt_args_t *a, int variant, hyt_pass_t *t);
+int hyt_pass_end(const hyt_pass_t *t, int rc, const MPI_Request *req);
+
+/* ---- nonblocking and persistent requests (src/requests.c) -------------------
+ * Requests of counted nonblocking and persistent collectives, so that the
+ * Wait and Test family can time them to completion.  hyt_req_live is the
+ * number of entries: the Wait/Test/Start/Request_free wrappers look a
+ * request up only when it is not 0. */
+extern int hyt_req_live;
+void hyt_req_add(MPI_Request r, hyt_key_t *key, double t0, int persistent);
+/* Point entries of key old at key new (NULL: drop them): keys merged or freed. */
+void hyt_req_rekey(const hyt_key_t *old, hyt_key_t *new_key);
+void hyt_req_clear(void);
 
 /* Choose (alg, k) for this call without online tuning: force > table > native. */
 void hyt_select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes, const hyt_alg_t **alg,

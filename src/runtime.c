@@ -7,6 +7,7 @@
 #include "online/online.h"
 #include "topology/topology.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,50 @@ static inline int pmpi_call(const hyt_args_t *a)
         return PMPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm);
     case HYT_COLL_REDUCE_SCATTER_BLOCK:
         return PMPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm);
+    case HYT_COLL_BARRIER:
+        return PMPI_Barrier(a->comm);
+    case HYT_COLL_GATHER:
+        return PMPI_Gather(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->root,
+                           a->comm);
+    case HYT_COLL_GATHERV:
+        return PMPI_Gatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->rdispls,
+                            a->type, a->root, a->comm);
+    case HYT_COLL_SCATTER:
+        return PMPI_Scatter(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->root,
+                            a->comm);
+    case HYT_COLL_SCATTERV:
+        return PMPI_Scatterv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf, a->count,
+                             a->type, a->root, a->comm);
+    case HYT_COLL_ALLGATHERV:
+        return PMPI_Allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->rdispls,
+                               a->type, a->comm);
+    case HYT_COLL_ALLTOALLV:
+        return PMPI_Alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf, a->rcounts,
+                              a->rdispls, a->type, a->comm);
+    case HYT_COLL_ALLTOALLW:
+        return PMPI_Alltoallw(a->sbuf, a->scounts, a->sdispls, a->stypes, a->rbuf, a->rcounts,
+                              a->rdispls, a->rtypes, a->comm);
+    case HYT_COLL_REDUCE_SCATTER:
+        return PMPI_Reduce_scatter(a->sbuf, a->rbuf, a->rcounts, a->type, a->op, a->comm);
+    case HYT_COLL_SCAN:
+        return PMPI_Scan(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm);
+    case HYT_COLL_EXSCAN:
+        return PMPI_Exscan(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm);
+    case HYT_COLL_NEIGHBOR_ALLGATHER:
+        return PMPI_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->count,
+                                       a->type, a->comm);
+    case HYT_COLL_NEIGHBOR_ALLGATHERV:
+        return PMPI_Neighbor_allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts,
+                                        a->rdispls, a->type, a->comm);
+    case HYT_COLL_NEIGHBOR_ALLTOALL:
+        return PMPI_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type,
+                                      a->comm);
+    case HYT_COLL_NEIGHBOR_ALLTOALLV:
+        return PMPI_Neighbor_alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf,
+                                       a->rcounts, a->rdispls, a->type, a->comm);
+    case HYT_COLL_NEIGHBOR_ALLTOALLW:
+        return PMPI_Neighbor_alltoallw(a->sbuf, a->scounts, a->csdispls, a->stypes, a->rbuf,
+                                       a->rcounts, a->crdispls, a->rtypes, a->comm);
     case HYT_NCOLL:
         break;
     }
@@ -146,6 +191,7 @@ int hyt_finalize(void)
     if (!hyt_initialized)
         return MPI_SUCCESS;
     hyt_stats_dump();
+    hyt_req_clear();
     hyt_online_finalize();
     hyt_comm_module_finalize();
     hyt_topo_finalize();
@@ -157,22 +203,129 @@ int hyt_finalize(void)
 
 /* Bodies of hyt_selection_bytes and hyt_select_static, inlined into the
  * per-call path (calls to the exported names go through the PLT). */
-static inline size_t selection_bytes(const hyt_args_t *a)
+static inline size_t type_size(MPI_Datatype t)
 {
     int size = 0;
 #if defined(MPICH_VERSION) && !defined(HYT_SMPI)
     /* MPICH encodes a predefined type's size in its handle (MPI_INT is
      * 0x4c000405: kind "builtin" in bits 30-31, size in bits 8-15); other
      * handles ask MPI.  Saves a library call on the common case. */
-    unsigned h = (unsigned)a->type;
+    unsigned h = (unsigned)t;
     if ((h >> 30) == 1u)
         size = (int)((h >> 8) & 0xffu);
     else
-        PMPI_Type_size(a->type, &size);
+        PMPI_Type_size(t, &size);
 #else
-    PMPI_Type_size(a->type, &size);
+    PMPI_Type_size(t, &size);
 #endif
-    return (size_t)(a->count > 0 ? a->count : 0) * (size_t)size;
+    return (size_t)size;
+}
+
+static inline size_t nbytes(MPI_Count n, MPI_Datatype t)
+{
+    return n > 0 ? (size_t)n * type_size(t) : 0;
+}
+
+/* Total bytes of n blocks of a v or w variant, the largest in *block: the
+ * send side (scounts, stype or stypes) or the receive side. */
+static size_t vector_bytes(const hyt_args_t *a, int send, int n, size_t *block)
+{
+    const int *ci = send ? a->scounts : a->rcounts;
+    const MPI_Count *cc = send ? a->cscounts : a->crcounts;
+    const MPI_Datatype *types = send ? a->stypes : a->rtypes;
+    size_t one = types ? 0 : type_size(send ? a->stype : a->type), total = 0, big = 0;
+    if (a->large ? !cc : !ci)
+        n = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Count c = a->large ? cc[i] : ci[i];
+        size_t b = c > 0 ? (size_t)c * (types ? type_size(types[i]) : one) : 0;
+        total += b;
+        if (b > big)
+            big = b;
+    }
+    *block = big;
+    return total;
+}
+
+/* Which side of a rooted collective this rank is: 1 root, 0 leaf, -1
+ * neither (an intercommunicator's MPI_PROC_NULL ranks). */
+static int root_side(const hyt_args_t *a, const hyt_comm_t *ctx)
+{
+    if (ctx->is_inter)
+        return a->root == MPI_ROOT ? 1 : a->root == MPI_PROC_NULL ? -1 : 0;
+    return a->root == ctx->rank;
+}
+
+/* The size of a call of any collective (hyt_args_t.bytes) and its largest
+ * block.  The six original collectives take the first branch. */
+static inline size_t selection_size(const hyt_args_t *a, hyt_comm_t *ctx, size_t *block)
+{
+    MPI_Count count = a->large ? a->ccount : a->count;
+    MPI_Count scount = a->large ? a->cscount : a->scount;
+    int side, in, out;
+    switch (a->coll) {
+    case HYT_COLL_ALLREDUCE:
+    case HYT_COLL_BCAST:
+    case HYT_COLL_REDUCE:
+    case HYT_COLL_ALLGATHER:
+    case HYT_COLL_ALLTOALL:
+    case HYT_COLL_REDUCE_SCATTER_BLOCK:
+    case HYT_COLL_SCAN:
+    case HYT_COLL_EXSCAN:
+        return *block = nbytes(count, a->type);
+    case HYT_COLL_BARRIER:
+    case HYT_NCOLL:
+        break;
+    case HYT_COLL_GATHER:
+        side = ctx ? root_side(a, ctx) : 0;
+        return *block = side > 0 ? nbytes(count, a->type) : side == 0 ? nbytes(scount, a->stype) : 0;
+    case HYT_COLL_SCATTER:
+        side = ctx ? root_side(a, ctx) : 0;
+        return *block = side > 0 ? nbytes(scount, a->stype) : side == 0 ? nbytes(count, a->type) : 0;
+    case HYT_COLL_GATHERV:
+        side = ctx ? root_side(a, ctx) : 0;
+        if (side > 0)
+            return vector_bytes(a, 0, ctx->remote_size, block);
+        return *block = side == 0 ? nbytes(scount, a->stype) : 0;
+    case HYT_COLL_SCATTERV:
+        side = ctx ? root_side(a, ctx) : 0;
+        if (side > 0)
+            return vector_bytes(a, 1, ctx->remote_size, block);
+        return *block = side == 0 ? nbytes(count, a->type) : 0;
+    case HYT_COLL_ALLGATHERV:
+        return ctx ? vector_bytes(a, 0, ctx->remote_size, block) : (*block = 0);
+    case HYT_COLL_REDUCE_SCATTER:
+        return ctx ? vector_bytes(a, 0, ctx->size, block) : (*block = 0);
+    case HYT_COLL_ALLTOALLV:
+    case HYT_COLL_ALLTOALLW: /* MPI_IN_PLACE: the send side is the receive side */
+        return ctx ? vector_bytes(a, a->sbuf != MPI_IN_PLACE, ctx->remote_size, block)
+                   : (*block = 0);
+    case HYT_COLL_NEIGHBOR_ALLGATHER:
+    case HYT_COLL_NEIGHBOR_ALLTOALL:
+        return *block = nbytes(scount, a->stype);
+    case HYT_COLL_NEIGHBOR_ALLGATHERV:
+        if (!ctx)
+            break;
+        hyt_comm_degrees(ctx, &in, &out);
+        return vector_bytes(a, 0, in, block);
+    case HYT_COLL_NEIGHBOR_ALLTOALLV:
+    case HYT_COLL_NEIGHBOR_ALLTOALLW:
+        if (!ctx)
+            break;
+        hyt_comm_degrees(ctx, &in, &out);
+        return vector_bytes(a, 1, out, block);
+    }
+    return *block = 0;
+}
+
+static inline size_t selection_bytes(const hyt_args_t *a)
+{
+    size_t block;
+    hyt_comm_t *ctx = a->ctx;
+    if (!ctx && ((hyt_coll_props(a->coll) & HYT_CP_VECTOR) || a->coll == HYT_COLL_GATHER ||
+                 a->coll == HYT_COLL_SCATTER))
+        ctx = hyt_comm_get(a->comm); /* which rank is the root, how many ranks */
+    return selection_size(a, ctx, &block);
 }
 
 static inline void select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes,
@@ -264,18 +417,23 @@ int hyt_dispatch(hyt_args_t *a)
     hyt_coll_t c = a->coll;
     a->ctx = ctx;
     ctx->seq++;
-    a->bytes = selection_bytes(a);
+    a->bytes = selection_size(a, ctx, &a->block);
     int bucket = hyt_bucket(a->bytes);
     hyt_key_t *key = ctx->keys[c][bucket];
     if (HYT_UNLIKELY(!key) && !(key = hyt_key_get(ctx, c, bucket)))
         return pmpi_call(a);
     key->calls++;
     key->bytes += a->bytes;
+    if (HYT_UNLIKELY(a->block > key->block_max))
+        key->block_max = a->block;
 
+    /* a size that differs between ranks cannot choose the algorithm: such
+     * collectives take the last rule and are not probed online */
+    int local_size = (hyt_coll_props(c) & HYT_CP_LOCAL_SIZE) != 0;
     const hyt_alg_t *alg;
     int k;
-    select_static(ctx, c, a->bytes, &alg, &k);
-    int hybrid = hyt_cfg.mode == HYT_MODE_HYBRID;
+    select_static(ctx, c, local_size ? SIZE_MAX : a->bytes, &alg, &k);
+    int hybrid = hyt_cfg.mode == HYT_MODE_HYBRID && !local_size;
     int timed = hyt_cfg.stats != NULL;
     if (hybrid && !ctx->is_inter && !ctx->forced[c] && tunable_radix(alg))
         timed |= hyt_online_before(ctx, key, alg, &k);
@@ -284,10 +442,13 @@ int hyt_dispatch(hyt_args_t *a)
     int rc;
     /* the common case, MPI's own algorithm on an intracommunicator, needs
      * none of hyt_run_alg's checks */
-    if (HYT_LIKELY((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter))
+    if (HYT_LIKELY((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter)) {
         rc = pmpi_call(a);
-    else
+    } else {
         rc = hyt_run_alg(a, alg, k, &fb);
+        if (fb == HYT_FB_NONE && !(alg->flags & HYT_ALG_NATIVE))
+            key->tuned++;
+    }
     if (HYT_UNLIKELY(fb != HYT_FB_NONE)) {
         count_fallback(key, fb, alg);
         alg = hyt_alg_native(c);
@@ -301,6 +462,48 @@ int hyt_dispatch(hyt_args_t *a)
         key->timed_calls++;
         if (hybrid && tunable_radix(alg))
             hyt_online_after(ctx, key, alg, k, dt);
+    }
+    return rc;
+}
+
+void hyt_pass_begin(hyt_args_t *a, int variant, hyt_pass_t *t)
+{
+    t->key = NULL;
+    t->variant = variant;
+    t->t0 = 0;
+    hyt_comm_t *ctx = hyt_comm_last_ctx;
+    if (!ctx || a->comm != hyt_comm_last_comm)
+        ctx = hyt_comm_get(a->comm);
+    if (!ctx)
+        return;
+    a->ctx = ctx;
+    a->bytes = selection_size(a, ctx, &a->block);
+    hyt_key_t *key = hyt_vkey_get(ctx, a->coll, variant, hyt_bucket(a->bytes));
+    if (!key)
+        return;
+    key->calls++;
+    key->bytes += a->bytes;
+    if (a->block > key->block_max)
+        key->block_max = a->block;
+    key->alg = hyt_alg_native(a->coll);
+    t->key = key;
+    if (hyt_cfg.stats)
+        t->t0 = PMPI_Wtime();
+}
+
+int hyt_pass_end(const hyt_pass_t *t, int rc, const MPI_Request *req)
+{
+    hyt_key_t *key = t->key;
+    if (!key || !hyt_cfg.stats || rc != MPI_SUCCESS)
+        return rc;
+    int form = t->variant / 2;
+    if (form == HYT_FORM_BLOCKING) {
+        key->time += PMPI_Wtime() - t->t0;
+        key->timed_calls++;
+    } else if (req && hyt_thread_level != MPI_THREAD_MULTIPLE) {
+        /* timed to completion at the Wait or Test (one thread in MPI at a
+         * time: the request table has no lock) */
+        hyt_req_add(*req, key, t->t0, form == HYT_FORM_PERSISTENT);
     }
     return rc;
 }

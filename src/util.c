@@ -1,10 +1,17 @@
 /* Collective names, fallback reasons, datatype and op helpers. */
 #include "hyt.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const coll_names[HYT_NCOLL] = {
-#define HYT_X(U, l, M) #l,
+#define HYT_X(U, l, M, P) #l,
+    HYT_COLL_LIST(HYT_X)
+#undef HYT_X
+};
+
+const unsigned hyt_coll_prop_table[HYT_NCOLL] = {
+#define HYT_X(U, l, M, P) P,
     HYT_COLL_LIST(HYT_X)
 #undef HYT_X
 };
@@ -24,12 +31,21 @@ int hyt_coll_from_name(const char *name)
 
 int hyt_coll_has_op(hyt_coll_t c)
 {
-    return c == HYT_COLL_ALLREDUCE || c == HYT_COLL_REDUCE || c == HYT_COLL_REDUCE_SCATTER_BLOCK;
+    return (hyt_coll_props(c) & HYT_CP_OP) != 0;
 }
 
 int hyt_coll_has_root(hyt_coll_t c)
 {
-    return c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE;
+    return (hyt_coll_props(c) & HYT_CP_ROOT) != 0;
+}
+
+void hyt_entry_name(hyt_coll_t c, int variant, char *buf, size_t len)
+{
+    const char *n = hyt_coll_name(c);
+    int form = variant / 2, large = variant % 2;
+    snprintf(buf, len, "MPI_%s%c%s%s%s", form == HYT_FORM_NONBLOCKING ? "I" : "",
+             form == HYT_FORM_NONBLOCKING ? n[0] : n[0] - 'a' + 'A', n + 1,
+             form == HYT_FORM_PERSISTENT ? "_init" : "", large ? "_c" : "");
 }
 
 static const char *const fb_names[HYT_NFB] = {

@@ -21,7 +21,7 @@
 static inline const char *core_coll_name(hyt_coll_t c)
 {
     static const char *const names[HYT_NCOLL] = {
-#define HYT_X(U, l, M) #l,
+#define HYT_X(U, l, M, P) #l,
         HYT_COLL_LIST(HYT_X)
 #undef HYT_X
     };

@@ -113,21 +113,57 @@ static void test_restrictions(void)
 
 static void test_helpers(void)
 {
-    static const char *const names[HYT_NCOLL] = {"allreduce", "bcast", "reduce", "allgather",
-                                                 "alltoall", "reduce_scatter_block"};
+    static const char *const names[HYT_NCOLL] = {
+        "allreduce", "bcast", "reduce", "allgather", "alltoall", "reduce_scatter_block",
+        "barrier", "gather", "gatherv", "scatter", "scatterv", "allgatherv", "alltoallv",
+        "alltoallw", "reduce_scatter", "scan", "exscan", "neighbor_allgather",
+        "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw"};
     for (int c = 0; c < HYT_NCOLL; c++) {
-        CHECK(strcmp(hyt_coll_name((hyt_coll_t)c), names[c]) == 0, "name of %d", c);
-        CHECK(hyt_coll_from_name(names[c]) == c, "from_name %s", names[c]);
+        CHECK(names[c] && strcmp(hyt_coll_name((hyt_coll_t)c), names[c]) == 0, "name of %d", c);
+        CHECK(names[c] && hyt_coll_from_name(names[c]) == c, "from_name %s", names[c]);
     }
     CHECK(hyt_coll_from_name("Allreduce") == -1 && hyt_coll_from_name("") == -1, "bad names");
     CHECK(strcmp(hyt_coll_name(HYT_NCOLL), "?") == 0, "out of range name");
-    CHECK(hyt_coll_has_op(HYT_COLL_ALLREDUCE) && hyt_coll_has_op(HYT_COLL_REDUCE) &&
-              hyt_coll_has_op(HYT_COLL_REDUCE_SCATTER_BLOCK) && !hyt_coll_has_op(HYT_COLL_BCAST) &&
-              !hyt_coll_has_op(HYT_COLL_ALLGATHER) && !hyt_coll_has_op(HYT_COLL_ALLTOALL),
-          "has_op");
-    CHECK(hyt_coll_has_root(HYT_COLL_BCAST) && hyt_coll_has_root(HYT_COLL_REDUCE) &&
-              !hyt_coll_has_root(HYT_COLL_ALLREDUCE),
-          "has_root");
+    /* properties: op, root, per-rank counts, sizes only known locally */
+    static const hyt_coll_t with_op[] = {HYT_COLL_ALLREDUCE, HYT_COLL_REDUCE,
+                                         HYT_COLL_REDUCE_SCATTER_BLOCK, HYT_COLL_REDUCE_SCATTER,
+                                         HYT_COLL_SCAN, HYT_COLL_EXSCAN};
+    static const hyt_coll_t with_root[] = {HYT_COLL_BCAST, HYT_COLL_REDUCE, HYT_COLL_GATHER,
+                                           HYT_COLL_GATHERV, HYT_COLL_SCATTER, HYT_COLL_SCATTERV};
+    int nop = 0, nroot = 0;
+    for (int c = 0; c < HYT_NCOLL; c++) {
+        int op = 0, root = 0;
+        for (size_t i = 0; i < sizeof with_op / sizeof with_op[0]; i++)
+            op |= with_op[i] == (hyt_coll_t)c;
+        for (size_t i = 0; i < sizeof with_root / sizeof with_root[0]; i++)
+            root |= with_root[i] == (hyt_coll_t)c;
+        CHECK(hyt_coll_has_op((hyt_coll_t)c) == op, "has_op %s", names[c]);
+        CHECK(hyt_coll_has_root((hyt_coll_t)c) == root, "has_root %s", names[c]);
+        nop += op;
+        nroot += root;
+        unsigned pr = hyt_coll_props((hyt_coll_t)c);
+        int vec = strchr("vw", names[c][strlen(names[c]) - 1]) != NULL ||
+                  c == HYT_COLL_REDUCE_SCATTER;
+        CHECK(!!(pr & HYT_CP_VECTOR) == vec, "vector property of %s", names[c]);
+        CHECK(!!(pr & HYT_CP_NEIGHBOR) == (strncmp(names[c], "neighbor_", 9) == 0),
+              "neighbor property of %s", names[c]);
+        /* a size every rank knows alike: not for per-rank send counts, nor neighbors */
+        int local = (pr & HYT_CP_NEIGHBOR) || c == HYT_COLL_ALLTOALLV ||
+                    c == HYT_COLL_ALLTOALLW || c == HYT_COLL_GATHERV || c == HYT_COLL_SCATTERV;
+        CHECK(!!(pr & HYT_CP_LOCAL_SIZE) == local, "local-size property of %s", names[c]);
+    }
+    CHECK(nop == 6 && nroot == 6, "op and root lists");
+    CHECK(hyt_coll_tunable(HYT_COLL_ALLREDUCE) && hyt_coll_tunable(HYT_COLL_ALLTOALL),
+          "the six tuned collectives have algorithms");
+    /* entry point names of every form */
+    char buf[64];
+    hyt_entry_name(HYT_COLL_ALLREDUCE, HYT_VARIANT(HYT_FORM_BLOCKING, 0), buf, sizeof buf);
+    CHECK(strcmp(buf, "MPI_Allreduce") == 0, "entry %s", buf);
+    hyt_entry_name(HYT_COLL_NEIGHBOR_ALLTOALLW, HYT_VARIANT(HYT_FORM_NONBLOCKING, 1), buf,
+                   sizeof buf);
+    CHECK(strcmp(buf, "MPI_Ineighbor_alltoallw_c") == 0, "entry %s", buf);
+    hyt_entry_name(HYT_COLL_BARRIER, HYT_VARIANT(HYT_FORM_PERSISTENT, 0), buf, sizeof buf);
+    CHECK(strcmp(buf, "MPI_Barrier_init") == 0, "entry %s", buf);
     /* bucket b holds floor(log2(bytes)) + 1 */
     static const struct { size_t bytes; int bucket; } bk[] = {
         {0, 0}, {1, 1}, {2, 2}, {3, 2}, {4, 3}, {7, 3}, {8, 4}, {1023, 10}, {1024, 11},
