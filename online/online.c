@@ -94,18 +94,11 @@ struct hyt_online_key {
     point_t points[MAX_POINTS];
 };
 
-int hyt_online_init(void)
+int hyt_online_init(char *err, size_t errlen)
 {
     if (hyt_cfg.mode != HYT_MODE_HYBRID || !hyt_cfg.warm_start)
         return 0;
-    char err[1024];
-    if (hyt_online_warm_load(hyt_cfg.warm_start, err, sizeof err) != 0) {
-        hyt_error(HYT_TOPIC_ONLINE, "%s; starting without warm start", err);
-        return -1;
-    }
-    hyt_info(HYT_TOPIC_ONLINE, "warm start: %d settled radixes from %s", hyt_online_warm_count(),
-             hyt_cfg.warm_start);
-    return 0;
+    return hyt_online_warm_load(hyt_cfg.warm_start, err, errlen);
 }
 
 void hyt_online_finalize(void)

@@ -7,7 +7,10 @@
 
 #include "src/hyt.h"
 
-int hyt_online_init(void);
+/* Hybrid mode with HYTUNE_WARM_START: load it (online/warm.h); 0, or -1
+ * with one message in err and no warm start.  Prints nothing: the caller
+ * compares the result across ranks first (src/agree.h). */
+int hyt_online_init(char *err, size_t errlen);
 void hyt_online_finalize(void);
 /* Before a call of key with the statically selected (alg, *k): may replace
  * *k (hybrid mode, hot key).  Returns 1 if the call must be timed and passed

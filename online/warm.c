@@ -8,6 +8,7 @@
  * so every rank builds the same table: decisions stay rank-invariant. */
 #include "online/warm.h"
 #include "src/file.h"
+#include "src/agree.h"
 #include "src/hyt.h"
 
 #include <json-c/json.h>
@@ -185,6 +186,19 @@ int hyt_online_warm_lookup(int size, int nodes, int ppn, int coll, int bucket, c
 int hyt_online_warm_count(void)
 {
     return warm_n;
+}
+
+uint64_t hyt_online_warm_fingerprint(void)
+{
+    uint64_t sum = 0;
+    warm_entry_t *e, *tmp;
+    HASH_ITER(hh, warm_table, e, tmp)
+    {
+        uint64_t h = hyt_agree_hash(HYT_AGREE_HASH0, &e->key, sizeof e->key);
+        h = hyt_agree_hash(h, &e->k, sizeof e->k);
+        sum += hyt_agree_hash_str(h, e->alg);
+    }
+    return sum;
 }
 
 void hyt_online_warm_free(void)

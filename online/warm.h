@@ -5,6 +5,7 @@
 #define HYT_ONLINE_WARM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Load path; 0 ok, else -1 with one message in err naming the file, the
  * JSON field and the fix.  Replaces any table loaded before. */
@@ -15,6 +16,9 @@ int hyt_online_warm_lookup(int size, int nodes, int ppn, int coll, int bucket, c
                            int *k);
 /* Entries loaded. */
 int hyt_online_warm_count(void);
+/* Fingerprint of the loaded radixes (0 if none), whatever their order in
+ * the file: equal on ranks that will start alike. */
+uint64_t hyt_online_warm_fingerprint(void);
 void hyt_online_warm_free(void);
 
 #endif

@@ -4,6 +4,7 @@
  * an unknown HYTUNE_* name gets one warning with the closest known name.
  * Every variable must have the same value on all ranks. */
 #include "hyt.h"
+#include "src/agree.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -24,6 +25,15 @@ hyt_config_t hyt_cfg = {
 
 typedef enum { T_STRING, T_CHOICE, T_LONG, T_DOUBLE, T_TOPICS, T_RANKS } env_type_t;
 
+/* Which ranks must agree on a variable (compared at init by src/agree.c):
+ *   S_ALL_EQ   its value selects behaviour: every rank must have the same
+ *              (compared by value; on a difference every rank takes the default)
+ *   S_CONTENT  compared by what it makes the rank do (the mode in force, the
+ *              table or warm start as loaded, the forced algorithm as parsed:
+ *              src/settings.c)
+ *   S_LOCAL    only this rank's output, or agreed elsewhere */
+typedef enum { S_ALL_EQ, S_CONTENT, S_LOCAL } env_scope_t;
+
 typedef struct env_var {
     const char *name;
     env_type_t type;
@@ -31,49 +41,64 @@ typedef struct env_var {
     const char *def;     /* default, in the user's grammar */
     const char *choices; /* T_CHOICE: "a|b|c"; T_LONG/T_DOUBLE: "min..max" */
     const char *help;
+    env_scope_t scope;
 } env_var_t;
 
 #define FORCE_VAR(U, l, M, P)                                                                  \
     {"HYTUNE_FORCE_" #U, T_STRING, &hyt_cfg.force[HYT_COLL_##U], NULL, NULL,                   \
      "force an algorithm for MPI_" #M ": name or name:k (see `hytune list`); "                 \
-     "beats online choice and table"},
+     "beats online choice and table", S_CONTENT},
 
 static const env_var_t vars[] = {
     {"HYTUNE_MODE", T_CHOICE, &hyt_cfg.mode, "hybrid", "off|offline|hybrid",
      "off: pure pass-through to MPI; offline: apply the table; hybrid: table plus online "
-     "radix tuning of hot collectives"},
+     "radix tuning of hot collectives", S_CONTENT},
     {"HYTUNE_TABLE", T_STRING, &hyt_cfg.table, NULL, NULL,
-     "selection table written by `hytune tune` (JSON, format 1); unset: MPI's own selection"},
+     "selection table written by `hytune tune` (JSON, format 1); unset: MPI's own selection",
+     S_CONTENT},
     {"HYTUNE_STATS", T_STRING, &hyt_cfg.stats, NULL, NULL,
      "statistics at finalize: stderr, stdout or a path (%j: job id, %r: rank); a path also "
-     "gets PATH.json"},
+     "gets PATH.json", S_LOCAL},
     {"HYTUNE_LOG", T_CHOICE, &hyt_cfg.log_level, "warn", "error|warn|info|debug",
-     "log level (messages come from rank 0 unless HYTUNE_LOG_RANKS=all)"},
+     "log level (warnings and info come from rank 0 unless HYTUNE_LOG_RANKS=all)", S_LOCAL},
     {"HYTUNE_LOG_TOPICS", T_TOPICS, &hyt_cfg.log_topics, "all", "core,table,alg,topo,online,tune",
-     "comma-separated topics to log, or all"},
+     "comma-separated topics to log, or all", S_LOCAL},
     {"HYTUNE_LOG_RANKS", T_RANKS, &hyt_cfg.log_all_ranks, "0", "0|all",
-     "which ranks log: 0 (rank 0 only) or all"},
+     "which ranks log warnings and info: 0 (rank 0 only) or all; errors: every rank", S_LOCAL},
     HYT_COLL_LIST(FORCE_VAR)
     {"HYTUNE_HOT_CALLS", T_LONG, &hyt_cfg.hot_calls, "16", "1..1000000000",
-     "calls of one (communicator, collective, size bucket) before hybrid mode tunes its radix"},
+     "calls of one (communicator, collective, size bucket) before hybrid mode tunes its radix",
+     S_ALL_EQ},
     {"HYTUNE_PROBE_CALLS", T_LONG, &hyt_cfg.probe_calls, "3", "1..1000",
-     "calls timed per probed radix (the median decides)"},
+     "calls timed per probed radix (the median decides)",
+     S_ALL_EQ},
     {"HYTUNE_PROBE_MIN_GAIN", T_DOUBLE, &hyt_cfg.probe_min_gain, "0.02", "0..1",
-     "relative gain a new radix must show to be taken (noise guard)"},
+     "relative gain a new radix must show to be taken (noise guard)",
+     S_ALL_EQ},
     {"HYTUNE_PROBE_K_MAX", T_LONG, &hyt_cfg.probe_k_max, "0", "0..65536",
      "largest radix online probing tries (0: the algorithm's own limit); a table's or warm "
-     "start's larger k is kept"},
+     "start's larger k is kept",
+     S_ALL_EQ},
     {"HYTUNE_DRIFT_INTERVAL", T_LONG, &hyt_cfg.drift_interval, "auto", "auto|0..1000000000",
      "calls between drift checks of a settled key; auto: as often as keeps the checks' "
-     "measured cost near 2% of the key's time (16..1000 calls); 0: never re-check"},
+     "measured cost near 2% of the key's time (16..1000 calls); 0: never re-check",
+     S_ALL_EQ},
+    /* node facts are agreed by the topology (the smallest of each over the ranks) */
     {"HYTUNE_NODE_HW", T_STRING, &hyt_cfg.node_hw, NULL, NULL,
-     "node hardware override, e.g. ports=4,gpus=0 (for simulation or when hwloc sees none)"},
+     "node hardware override, e.g. ports=4,gpus=0 (for simulation or when hwloc sees none)",
+     S_LOCAL},
+    /* read by world rank 0 only */
     {"HYTUNE_NETWORK_FILE", T_STRING, &hyt_cfg.network_file, NULL, NULL,
-     "network groups: one `host group/path` line per host (see docs/topology.md)"},
+     "network groups: one `host group/path` line per host (see docs/topology.md)",
+     S_LOCAL},
     {"HYTUNE_WARM_START", T_STRING, &hyt_cfg.warm_start, NULL, NULL,
-     "stats JSON of an earlier run: hybrid mode starts its keys at the settled radix"},
+     "stats JSON of an earlier run: hybrid mode starts its keys at the settled radix",
+     S_CONTENT},
 };
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))
+
+/* Variables whose value hyt_env_init could not parse (the default was kept). */
+static unsigned char bad[NVARS];
 
 static const char *const topic_names[] = {"core", "table", "alg", "topo", "online", "tune"};
 
@@ -223,10 +248,12 @@ int hyt_env_init(void)
     int problems = 0;
     for (int i = 0; i < NVARS; i++) {
         const char *s = getenv(vars[i].name);
+        bad[i] = 0;
         if (!s)
             continue;
         if (parse_value(&vars[i], s) != 0) {
             problems++;
+            bad[i] = 1;
             hyt_warn(HYT_TOPIC_CORE, "%s=\"%s\" is not valid (valid: %s); using the default %s",
                      vars[i].name, s, vars[i].choices ? vars[i].choices : "a non-empty string",
                      vars[i].def ? vars[i].def : "(unset)");
@@ -265,6 +292,65 @@ int hyt_env_init(void)
     return problems;
 }
 
+/* Fingerprint of a variable's parsed value (what the rank does with it). */
+static uint64_t value_hash(const env_var_t *v)
+{
+    uint64_t h = hyt_agree_hash_str(HYT_AGREE_HASH0, v->name);
+    switch (v->type) {
+    case T_STRING:
+        return hyt_agree_hash_str(h, *(const char *const *)v->dest);
+    case T_LONG:
+        return hyt_agree_hash(h, v->dest, sizeof(long));
+    case T_DOUBLE:
+        return hyt_agree_hash(h, v->dest, sizeof(double));
+    case T_TOPICS:
+        return hyt_agree_hash(h, v->dest, sizeof(unsigned));
+    case T_CHOICE:
+    case T_RANKS:
+        return hyt_agree_hash(h, v->dest, sizeof(int));
+    }
+    return h;
+}
+
+int hyt_env_agree_items(hyt_agree_item_t *items, int max)
+{
+    int n = 0;
+    for (int i = 0; i < NVARS && n < max; i++) {
+        const env_var_t *v = &vars[i];
+        if (v->scope != S_ALL_EQ)
+            continue;
+        char fallback[160];
+        snprintf(fallback, sizeof fallback, "every rank uses the default %s",
+                 v->def ? v->def : "(unset)");
+        /* a bad value was warned about where it was parsed */
+        hyt_agree_item_init(&items[n], v->name, HYT_TOPIC_CORE, HYT_AGREE_QUIET, fallback);
+        const char *s = getenv(v->name);
+        if (bad[i]) {
+            hyt_agree_item_fail(&items[n], "%s=\"%s\" is not valid (valid: %s)", v->name, s,
+                                v->choices ? v->choices : "a non-empty string");
+        } else {
+            items[n].fp = value_hash(v);
+            if (s)
+                snprintf(items[n].desc, sizeof items[n].desc, "%s=%s", v->name, s);
+            else
+                snprintf(items[n].desc, sizeof items[n].desc, "%s unset", v->name);
+        }
+        n++;
+    }
+    return n;
+}
+
+void hyt_env_agree_fallback(const char *name)
+{
+    for (int i = 0; i < NVARS; i++)
+        if (strcmp(vars[i].name, name) == 0) {
+            if (vars[i].def)
+                parse_value(&vars[i], vars[i].def);
+            else if (vars[i].type == T_STRING)
+                *(const char **)vars[i].dest = NULL;
+        }
+}
+
 void hyt_env_print(FILE *out)
 {
     for (int i = 0; i < NVARS; i++) {
@@ -275,6 +361,9 @@ void hyt_env_print(FILE *out)
         if (v->choices)
             fprintf(out, "    values: %s\n", v->choices);
         fprintf(out, "    default: %s\n", v->def ? v->def : "(unset)");
+        fprintf(out, "    ranks: %s\n", v->scope == S_LOCAL
+                                           ? "may differ"
+                                           : "must be the same on all (compared at MPI_Init)");
         if (cur)
             fprintf(out, "    current: %s\n", cur);
     }

@@ -1,5 +1,9 @@
-/* Logging: levels, topics, rank 0 only unless HYTUNE_LOG_RANKS=all, warn-once.
- * Messages are lowercase with a "topic:" prefix so they can be grepped. */
+/* Logging: levels, topics, warn-once.  Errors are printed by whichever rank
+ * finds them; warnings and INFO come from rank 0 only unless
+ * HYTUNE_LOG_RANKS=all (or HYTUNE_LOG=debug).  An error every rank finds
+ * alike (a setting compared at init, src/agree.h) is printed once by rank 0
+ * by its caller.  Messages are lowercase with a "topic:" prefix so they can
+ * be grepped. */
 #include "hyt.h"
 
 #include <stdarg.h>
@@ -33,14 +37,16 @@ static int enabled(hyt_log_level_t lvl, hyt_topic_t topic)
         return 0;
     if (lvl > HYT_LOG_ERROR && !(hyt_cfg.log_topics & topic))
         return 0;
-    if (log_rank > 0 && !hyt_cfg.log_all_ranks && hyt_cfg.log_level < HYT_LOG_DEBUG)
+    /* rank filtering is for noise, never for errors */
+    if (lvl > HYT_LOG_ERROR && log_rank > 0 && !hyt_cfg.log_all_ranks &&
+        hyt_cfg.log_level < HYT_LOG_DEBUG)
         return 0;
     return 1;
 }
 
 static void vlog(hyt_log_level_t lvl, hyt_topic_t topic, const char *fmt, va_list ap)
 {
-    char buf[1024];
+    char buf[4096]; /* agreement errors list several ranks' settings */
     int n = snprintf(buf, sizeof buf, "hytune[%d] %s %s: ", log_rank < 0 ? 0 : log_rank,
                      level_names[lvl], topic_name(topic));
     if (n < 0 || (size_t)n >= sizeof buf)

@@ -5,6 +5,7 @@
  * counted per reason.  Nothing is printed per call. */
 #include "hyt.h"
 #include "online/online.h"
+#include "src/agree.h"
 #include "topology/topology.h"
 
 #include <stdint.h>
@@ -95,41 +96,6 @@ int hyt_pmpi_call(const hyt_args_t *a)
     return pmpi_call(a);
 }
 
-static void parse_forced(void)
-{
-    for (int c = 0; c < HYT_NCOLL; c++) {
-        hyt_forced_alg[c] = NULL;
-        if (!hyt_cfg.force[c])
-            continue;
-        char err[600];
-        if (hyt_alg_parse((hyt_coll_t)c, hyt_cfg.force[c], &hyt_forced_alg[c], &hyt_forced_k[c],
-                          err, sizeof err) != 0) {
-            hyt_forced_alg[c] = NULL;
-            char var[64];
-            snprintf(var, sizeof var, "HYTUNE_FORCE_%s", hyt_coll_name((hyt_coll_t)c));
-            for (char *p = var; *p; p++)
-                *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
-            hyt_warn(HYT_TOPIC_CORE, "%s=%s ignored: %s", var, hyt_cfg.force[c], err);
-        } else {
-            hyt_info(HYT_TOPIC_CORE, "HYTUNE_FORCE: %s uses %s%s%.0d (overrides table and "
-                     "online tuning)", hyt_coll_name((hyt_coll_t)c), hyt_forced_alg[c]->name,
-                     hyt_forced_k[c] ? ":k=" : "", hyt_forced_k[c]);
-        }
-    }
-}
-
-static void load_table(void)
-{
-    if (!hyt_cfg.table)
-        return;
-    char err[1024];
-    hyt_table = hyt_table_load(hyt_cfg.table, err, sizeof err);
-    if (!hyt_table)
-        hyt_error(HYT_TOPIC_TABLE, "%s; continuing with the MPI library's own selection", err);
-    else
-        hyt_info(HYT_TOPIC_TABLE, "loaded %s", hyt_cfg.table);
-}
-
 /* Does a table rule or a forced choice on this communicator name a
  * node-aware composition (which needs the node and leader communicators)? */
 static int uses_composition(const hyt_comm_t *ctx)
@@ -150,24 +116,28 @@ int hyt_init(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     hyt_log_set_rank(rank);
     hyt_env_init();
+    int downgraded = 0;
+    if (hyt_cfg.mode == HYT_MODE_HYBRID && hyt_thread_level == MPI_THREAD_MULTIPLE) {
+        static int once;
+        hyt_log_once(&once, HYT_LOG_INFO, HYT_TOPIC_ONLINE,
+                     "MPI_THREAD_MULTIPLE: hybrid probing is off, running offline mode");
+        hyt_cfg.mode = HYT_MODE_OFFLINE;
+        downgraded = 1;
+    }
+    /* every rank, in every mode: the mode itself is compared (src/settings.c) */
+    hyt_settings_init(downgraded);
     if (hyt_cfg.mode == HYT_MODE_OFF)
         return MPI_SUCCESS;
     int rc = hyt_topo_init();
     if (rc != MPI_SUCCESS) {
         hyt_warn(HYT_TOPIC_TOPO, "node model unavailable; running in off mode");
         hyt_cfg.mode = HYT_MODE_OFF;
+        hyt_online_finalize();
+        hyt_table_free(hyt_table);
+        hyt_table = NULL;
         return MPI_SUCCESS;
     }
-    parse_forced();
-    load_table();
-    if (hyt_cfg.mode == HYT_MODE_HYBRID && hyt_thread_level == MPI_THREAD_MULTIPLE) {
-        static int once;
-        hyt_log_once(&once, HYT_LOG_INFO, HYT_TOPIC_ONLINE,
-                     "MPI_THREAD_MULTIPLE: hybrid probing is off, running offline mode");
-        hyt_cfg.mode = HYT_MODE_OFFLINE;
-    }
     hyt_comm_module_init();
-    hyt_online_init();
     {
         /* MPI_COMM_WORLD's context and private duplicate (used by the
          * algorithms that keep their messages apart from the application's,

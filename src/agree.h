@@ -1,0 +1,100 @@
+/* Agreement at init (src/agree.c): everything a rank reads at MPI_Init that
+ * changes what it does (mode, selection table, warm start, forced
+ * algorithms, every HYTUNE_* value that selects behaviour) is compared
+ * across ranks before it is used.
+ *
+ * Each rank describes every item by a fingerprint of what it will do (equal
+ * fingerprints: equal behaviour) and whether it failed to use what it was
+ * given (a file it could not read, a value it could not parse).  One
+ * MPI_MIN allreduce on a private duplicate of the communicator gives every
+ * rank the same verdict per item:
+ *   OK          same fingerprint everywhere, no failure;
+ *   ALL_FAILED  every rank failed the same way (every rank is already on the
+ *               fallback; rank 0 prints the message once);
+ *   DIFFER      anything else: every rank takes the item's fallback and
+ *               rank 0 prints one error line saying which ranks saw what
+ *               (MOOT below: a difference that another one makes irrelevant).
+ * The verdict depends only on the reduced values, so it is the same on every
+ * rank by construction. */
+#ifndef HYT_AGREE_H
+#define HYT_AGREE_H
+
+#include "src/hyt.h"
+
+#include <stdint.h>
+
+#define HYT_AGREE_DESC 1024
+/* Largest number of rank groups the error line lists for one item. */
+#define HYT_AGREE_MAX_GROUPS 8
+
+/* MOOT: an earlier item with `gates` set differs (the mode: every rank runs
+ * off), so this one is not reported; its fallback is taken as for DIFFER. */
+typedef enum {
+    HYT_AGREE_OK,
+    HYT_AGREE_ALL_FAILED,
+    HYT_AGREE_DIFFER,
+    HYT_AGREE_MOOT
+} hyt_agree_verdict_t;
+
+typedef struct hyt_agree_item {
+    char name[48];            /* what is compared: "HYTUNE_TABLE" */
+    hyt_topic_t topic;        /* topic of its messages */
+    hyt_log_level_t level;    /* level of the ALL_FAILED message; HYT_LOG_DEBUG + 1: none
+                               * (already said where it was found) */
+    uint64_t fp;              /* fingerprint of what this rank does */
+    int failed;               /* this rank could not use what it was given */
+    char desc[HYT_AGREE_DESC];/* what this rank saw, for messages */
+    char fallback[160];       /* what every rank does then, closing the message */
+    int gates;                /* if this item differs, the items after it are moot */
+    hyt_agree_verdict_t verdict; /* set by the step */
+} hyt_agree_item_t;
+
+#define HYT_AGREE_QUIET ((hyt_log_level_t)(HYT_LOG_DEBUG + 1))
+
+/* FNV-1a, 64 bits: fingerprints.  Start from HYT_AGREE_HASH0. */
+#define HYT_AGREE_HASH0 0xcbf29ce484222325ULL
+uint64_t hyt_agree_hash(uint64_t h, const void *p, size_t n);
+uint64_t hyt_agree_hash_str(uint64_t h, const char *s); /* NULL hashes as "" plus a tag */
+
+/* Fill items[i] with name, topic, level and fallback; fp 0, no failure. */
+void hyt_agree_item_init(hyt_agree_item_t *it, const char *name, hyt_topic_t topic,
+                         hyt_log_level_t level, const char *fallback);
+/* Mark a failure: the fingerprint becomes the message's (so equal failures
+ * agree) and desc the message. */
+void hyt_agree_item_fail(hyt_agree_item_t *it, const char *fmt, ...) HYT_PRINTF(2, 3);
+
+/* The pure parts of the step (unit-tested with divergent inputs). */
+/* 3 values per item into v: the MPI_MIN reduction of them over the ranks
+ * gives min fp, ~max fp and whether every rank succeeded. */
+void hyt_agree_pack(const hyt_agree_item_t *items, int n, uint64_t *v);
+/* Element-wise minimum of two packed vectors (what MPI_MIN computes). */
+void hyt_agree_combine(uint64_t *acc, const uint64_t *v, int n);
+/* Verdicts from the reduced vector: the same on every rank. */
+void hyt_agree_verdicts(hyt_agree_item_t *items, int n, const uint64_t *reduced);
+/* "0", "0,2-3,7": the ranks r with member[r] != 0. */
+void hyt_agree_ranks(const int *member, int nranks, char *out, size_t len);
+/* The error line of a DIFFER item from every rank's description:
+ * "NAME differs between ranks: rank 0: A; ranks 1-2: B; FALLBACK". */
+void hyt_agree_line(const char *name, int nranks, const char *const *descs,
+                    const char *fallback, char *out, size_t len);
+
+/* Items of src/env.c: one per variable whose value every rank must share
+ * (its parsed value; on DIFFER hyt_env_agree_fallback puts it back to its
+ * default).  Returns how many, at most max. */
+int hyt_env_agree_items(hyt_agree_item_t *items, int max);
+void hyt_env_agree_fallback(const char *name);
+
+/* The step: one allreduce (plus, only on DIFFER, one gather of the
+ * descriptions to rank 0) on a private duplicate of comm; sets every
+ * verdict and prints the messages.  On an MPI error every verdict is
+ * DIFFER (every rank that returns takes every fallback). */
+int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm);
+
+/* src/settings.c: read the mode, table, warm start, forced algorithms and
+ * variables, run the step over them on MPI_COMM_WORLD and apply the
+ * verdicts (hyt_cfg, hyt_table, the warm start and forced algorithms are
+ * then the same on every rank).  Every rank calls it in MPI_Init, in every
+ * mode.  downgraded: hybrid was turned offline by MPI_THREAD_MULTIPLE. */
+int hyt_settings_init(int downgraded);
+
+#endif

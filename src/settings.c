@@ -1,0 +1,199 @@
+/* Settings read at MPI_Init, agreed across ranks before any is used.
+ *
+ * Each rank parses its HYTUNE_* variables, forced algorithms, selection
+ * table and warm start on its own (files are read locally: a node may miss
+ * one or hold a stale copy; an MPMD launch may give programs different
+ * environments).  hyt_settings_init then runs the agreement step
+ * (src/agree.h) over all of them on every rank, whatever the mode: a
+ * difference on any item, or a failure on some ranks only, makes every rank
+ * take the same fallback, and one error line from rank 0 says which ranks saw
+ * what:
+ *   HYTUNE_MODE (the mode in force)   off on every rank (pass-through); the
+ *                                     other items do not matter then
+ *   HYTUNE_TABLE (rules as loaded)    no table: the MPI library's own selection
+ *   HYTUNE_WARM_START (radixes)       no warm start
+ *   HYTUNE_FORCE_<COLL> (as parsed)   nothing forced for that collective
+ *   other variables that select       their default
+ *   behaviour (src/env.c, by value)
+ * Fingerprints compare what the rank will do, not file names: two copies of
+ * one table under different paths agree. */
+#include "hyt.h"
+#include "online/online.h"
+#include "online/warm.h"
+#include "src/agree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const hyt_alg_t *hyt_forced_alg[HYT_NCOLL];
+extern int hyt_forced_k[HYT_NCOLL];
+
+enum { IT_MODE, IT_TABLE, IT_WARM, IT_FORCE, IT_ENV = IT_FORCE + HYT_NCOLL, IT_MAX = IT_ENV + 64 };
+
+static const char *const mode_names[] = {"off", "offline", "hybrid"};
+
+/* Fingerprint of an item the mode makes unused (off mode: nothing is read). */
+static uint64_t unused_fp(void)
+{
+    return hyt_agree_hash_str(HYT_AGREE_HASH0, "unused");
+}
+
+/* What a table makes ranks do: its rule sets and rules in order (predicted
+ * times and the platform it was tuned on change nothing). */
+static uint64_t table_fingerprint(const hyt_table_t *t)
+{
+    uint64_t h = hyt_agree_hash_str(HYT_AGREE_HASH0, "table");
+    for (int c = 0; c < HYT_NCOLL; c++) {
+        h = hyt_agree_hash(h, &t->nsets[c], sizeof t->nsets[c]);
+        for (int i = 0; i < t->nsets[c]; i++) {
+            const hyt_rule_set_t *s = &t->sets[c][i];
+            h = hyt_agree_hash(h, &s->nodes_max, sizeof s->nodes_max);
+            h = hyt_agree_hash(h, &s->ppn_max, sizeof s->ppn_max);
+            h = hyt_agree_hash(h, &s->nrules, sizeof s->nrules);
+            for (int r = 0; r < s->nrules; r++) {
+                h = hyt_agree_hash(h, &s->rules[r].bytes_max, sizeof s->rules[r].bytes_max);
+                h = hyt_agree_hash_str(h, s->rules[r].alg->name);
+                h = hyt_agree_hash(h, &s->rules[r].k, sizeof s->rules[r].k);
+            }
+        }
+    }
+    return h;
+}
+
+static void item_mode(hyt_agree_item_t *it, int downgraded)
+{
+    hyt_agree_item_init(it, "HYTUNE_MODE", HYT_TOPIC_CORE, HYT_AGREE_QUIET,
+                        "every rank runs in off mode (pass-through to MPI)");
+    it->gates = 1;
+    it->fp = hyt_agree_hash(HYT_AGREE_HASH0, &hyt_cfg.mode, sizeof hyt_cfg.mode);
+    snprintf(it->desc, sizeof it->desc, "mode %s%s", mode_names[hyt_cfg.mode],
+             downgraded ? " (hybrid, run as offline under MPI_THREAD_MULTIPLE)" : "");
+}
+
+static void item_table(hyt_agree_item_t *it)
+{
+    hyt_agree_item_init(it, "HYTUNE_TABLE", HYT_TOPIC_TABLE, HYT_LOG_ERROR,
+                        "every rank continues with the MPI library's own selection");
+    if (hyt_cfg.mode == HYT_MODE_OFF || !hyt_cfg.table) {
+        it->fp = unused_fp();
+        snprintf(it->desc, sizeof it->desc, "%s", hyt_cfg.table ? "not read (mode off)" : "unset");
+        return;
+    }
+    char err[HYT_AGREE_DESC];
+    hyt_table = hyt_table_load(hyt_cfg.table, err, sizeof err);
+    if (!hyt_table) {
+        hyt_agree_item_fail(it, "%s", err);
+        return;
+    }
+    it->fp = table_fingerprint(hyt_table);
+    snprintf(it->desc, sizeof it->desc, "table %s (rules checksum %016llx)", hyt_cfg.table,
+             (unsigned long long)it->fp);
+}
+
+static void item_warm(hyt_agree_item_t *it)
+{
+    hyt_agree_item_init(it, "HYTUNE_WARM_START", HYT_TOPIC_ONLINE, HYT_LOG_ERROR,
+                        "every rank starts without warm start");
+    if (hyt_cfg.mode != HYT_MODE_HYBRID || !hyt_cfg.warm_start) {
+        it->fp = unused_fp();
+        snprintf(it->desc, sizeof it->desc, "%s%s", hyt_cfg.warm_start ? "not read in mode " : "unset",
+                 hyt_cfg.warm_start ? mode_names[hyt_cfg.mode] : "");
+        return;
+    }
+    char err[HYT_AGREE_DESC];
+    if (hyt_online_init(err, sizeof err) != 0) {
+        hyt_agree_item_fail(it, "%s", err);
+        return;
+    }
+    it->fp = hyt_agree_hash(HYT_AGREE_HASH0, "warm", 4) + hyt_online_warm_fingerprint();
+    snprintf(it->desc, sizeof it->desc, "warm start %s: %d settled radixes (checksum %016llx)",
+             hyt_cfg.warm_start, hyt_online_warm_count(), (unsigned long long)it->fp);
+}
+
+static void item_force(hyt_agree_item_t *it, hyt_coll_t c)
+{
+    char var[64], fallback[96];
+    snprintf(var, sizeof var, "HYTUNE_FORCE_%s", hyt_coll_name(c));
+    for (char *p = var; *p; p++)
+        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+    snprintf(fallback, sizeof fallback, "no rank forces an algorithm for %s", hyt_coll_name(c));
+    hyt_agree_item_init(it, var, HYT_TOPIC_CORE, HYT_LOG_WARN, fallback);
+    hyt_forced_alg[c] = NULL;
+    hyt_forced_k[c] = 0;
+    const char *spec = hyt_cfg.force[c];
+    if (hyt_cfg.mode == HYT_MODE_OFF || !spec) {
+        it->fp = unused_fp();
+        snprintf(it->desc, sizeof it->desc, "%s %s", var, spec ? "not read (mode off)" : "unset");
+        return;
+    }
+    char err[600];
+    if (hyt_alg_parse(c, spec, &hyt_forced_alg[c], &hyt_forced_k[c], err, sizeof err) != 0) {
+        hyt_forced_alg[c] = NULL;
+        hyt_forced_k[c] = 0;
+        hyt_agree_item_fail(it, "%s=%s ignored: %s", var, spec, err);
+        return;
+    }
+    it->fp = hyt_agree_hash_str(HYT_AGREE_HASH0, hyt_forced_alg[c]->name);
+    it->fp = hyt_agree_hash(it->fp, &hyt_forced_k[c], sizeof hyt_forced_k[c]);
+    snprintf(it->desc, sizeof it->desc, "%s=%s", var, spec);
+}
+
+/* What every rank does with an item after the step. */
+static void apply(const hyt_agree_item_t *items, int n)
+{
+    int keep = items[IT_MODE].verdict == HYT_AGREE_OK;
+    if (!keep)
+        hyt_cfg.mode = HYT_MODE_OFF;
+    if (items[IT_TABLE].verdict != HYT_AGREE_OK && hyt_table) {
+        hyt_table_free(hyt_table);
+        hyt_table = NULL;
+    } else if (hyt_table) {
+        hyt_info(HYT_TOPIC_TABLE, "loaded %s", hyt_cfg.table);
+    }
+    if (items[IT_WARM].verdict != HYT_AGREE_OK)
+        hyt_online_warm_free();
+    else if (hyt_online_warm_count() > 0)
+        hyt_info(HYT_TOPIC_ONLINE, "warm start: %d settled radixes from %s",
+                 hyt_online_warm_count(), hyt_cfg.warm_start);
+    for (int c = 0; c < HYT_NCOLL; c++) {
+        if (items[IT_FORCE + c].verdict != HYT_AGREE_OK) {
+            hyt_forced_alg[c] = NULL;
+            hyt_forced_k[c] = 0;
+        } else if (hyt_forced_alg[c]) {
+            hyt_info(HYT_TOPIC_CORE, "HYTUNE_FORCE: %s uses %s%s%.0d (overrides table and "
+                     "online tuning)", hyt_coll_name((hyt_coll_t)c), hyt_forced_alg[c]->name,
+                     hyt_forced_k[c] ? ":k=" : "", hyt_forced_k[c]);
+        }
+    }
+    for (int i = IT_ENV; i < n; i++)
+        if (items[i].verdict != HYT_AGREE_OK)
+            hyt_env_agree_fallback(items[i].name);
+}
+
+int hyt_settings_init(int downgraded)
+{
+    hyt_agree_item_t *items = calloc(IT_MAX, sizeof *items);
+    if (!items) {
+        /* no memory before the application's first call: not a state to
+         * tune in; every rank that gets here runs off (the others cannot
+         * be told, the job is unlikely to go far) */
+        hyt_error(HYT_TOPIC_CORE, "out of memory at MPI_Init; running in off mode");
+        hyt_cfg.mode = HYT_MODE_OFF;
+        return MPI_ERR_NO_MEM;
+    }
+    item_mode(&items[IT_MODE], downgraded);
+    item_table(&items[IT_TABLE]);
+    item_warm(&items[IT_WARM]);
+    for (int c = 0; c < HYT_NCOLL; c++)
+        item_force(&items[IT_FORCE + c], (hyt_coll_t)c);
+    int n = IT_ENV + hyt_env_agree_items(items + IT_ENV, IT_MAX - IT_ENV);
+    if (hyt_cfg.mode == HYT_MODE_OFF)
+        for (int i = IT_ENV; i < n; i++) {
+            items[i].fp = unused_fp();
+            items[i].failed = 0;
+        }
+    int rc = hyt_agree_run(items, n, MPI_COMM_WORLD);
+    apply(items, n);
+    free(items);
+    return rc;
+}
