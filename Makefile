@@ -103,7 +103,8 @@ $(B)/test/mpi/%-plain: test/mpi/%.c $(TEST_HDRS) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $(SANITIZE) $(INC) -DHYT_TEST_PLAIN=1 $< -o $@ $(LIBS)
 
-$(B)/test/smpi/%: test/smpi/%.c $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc $(TEST_HDRS) $(HDRS)
+# (test_mem_bound includes offline/memory.c)
+$(B)/test/smpi/%: test/smpi/%.c $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc $(TEST_HDRS) $(HDRS) $(wildcard offline/*.c)
 	@mkdir -p $(dir $@)
 	$(B)/bin/hytune-smpicc $(CFLAGS) $(INC) $< -o $@
 

@@ -21,6 +21,7 @@
  * all ranks agree. */
 #include "offline/tune.h"
 #include "offline/active.h"
+#include "offline/memory.h"
 #include "offline/mpich.h"
 #include "offline/oracle.h"
 #include "offline/rules.h"
@@ -32,6 +33,7 @@
 #include <simgrid/host.h>
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +68,7 @@ typedef struct tune_opts {
     int no_parallel;          /* --no-parallel: one benchmark point at a time */
     int job_shape_only;       /* --shapes job: tune only the job's own shape */
     int forest_depth, forest_min_leaf, forest_trees; /* 0: the forest's defaults */
+    uint64_t mem_limit;       /* --mem-limit bytes (0: a share of the node's memory) */
 } tune_opts_t;
 
 static void usage(FILE *f)
@@ -118,6 +121,10 @@ static void usage(FILE *f)
             "  --k-max K          largest radix k tried for any algorithm with a radix\n"
             "                     (integer >= 2; default: the algorithm's limit at the\n"
             "                     job's size, up to p); bounds tuning time at scale\n"
+            "  --mem-limit N      memory the benchmark buffers and scratch of all ranks\n"
+            "                     of a node may take (suffix K/M/G; default 25%% of the\n"
+            "                     node's memory; under SimGrid all ranks count, they\n"
+            "                     share one process); larger sizes are not benchmarked\n"
             "  --no-parallel      benchmark one point at a time even when network\n"
             "                     groups are known (default: points of a batch run at\n"
             "                     once on disjoint groups)\n"
@@ -269,6 +276,11 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
         } else if (!strcmp(a, "--max-bytes")) {
             if (parse_bytes(v, &o->max_bytes)) {
                 snprintf(err, len, "--max-bytes %s: give a size >= 1 like 65536, 64K or 1M", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--mem-limit")) {
+            if (parse_bytes(v, &o->mem_limit)) {
+                snprintf(err, len, "--mem-limit %s: give a size >= 1 like 4G or 512M", v);
                 return -1;
             }
         } else if (!strcmp(a, "-o")) {
@@ -554,34 +566,103 @@ static int cand_ok(const cand_t *cd, int c, int nodes, int ppn, uint64_t bytes)
     return !cd->k || cd->k <= hyt_alg_k_max(cd->alg, nodes * ppn);
 }
 
+/* The memory bound (--mem-limit): a point is benchmarked only if what one
+ * rank holds during it (memory.h), times the ranks counted, fits the limit.
+ * Counted: the ranks of the largest node (every rank keeps its buffers
+ * between points), all ranks of the job under SimGrid (one process).  The
+ * same on every rank (the limit is agreed in mpi_main). */
+typedef struct mem_plan {
+    uint64_t limit, node;  /* bytes; node: the node's memory (0: not looked up) */
+    int count;             /* ranks counted against the limit */
+} mem_plan_t;
+static mem_plan_t mem_plan;
 
-/* Largest selection size whose buffers stay reasonable (alltoall/allgather
- * move p blocks per rank; under SimGrid every rank lives in one process). */
-static uint64_t size_cap(int c, int p, uint64_t max_bytes)
+static uint64_t point_need(int c, const cand_t *cd, int p, uint64_t b)
 {
-    if (c != HYT_COLL_ALLGATHER && c != HYT_COLL_ALLTOALL && c != HYT_COLL_REDUCE_SCATTER_BLOCK)
-        return max_bytes;
-    uint64_t cap = (64ull << 20) / (uint64_t)p;
-    return cap < max_bytes ? cap : max_bytes;
+    return hyt_mem_rank_need((hyt_coll_t)c, cd->alg, cd->k, b, p) * (uint64_t)mem_plan.count;
 }
 
+/* Is the grid point of (cd, p) at the power of two b within the limit?
+ * Checked at 1.4 b, the largest size a chosen point is moved to (active.c). */
+static int point_fits(int c, const cand_t *cd, int p, uint64_t b)
+{
+    return point_need(c, cd, p, b + 2 * b / 5) <= mem_plan.limit;
+}
+
+/* The grid; top[q]: candidate q's largest size kept at the job's own shape
+ * (0: none), for the report of what the limit skipped. */
 static int make_grid(int c, const job_t *j, const cand_t *cands, int ncand, uint64_t max_bytes,
-                     hyt_al_point_t **out)
+                     hyt_al_point_t **out, uint64_t *top)
 {
     int cap = j->nshapes * 64 * ncand, n = 0;
     hyt_al_point_t *g = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *g);
     if (!g)
         return -1;
+    for (int q = 0; q < ncand; q++)
+        top[q] = 0;
     for (int s = 0; s < j->nshapes; s++) {
-        int nodes = j->shapes[s][0], ppn = j->shapes[s][1];
-        uint64_t top = size_cap(c, j->nodes * j->ppn, max_bytes);
-        for (uint64_t b = coll_gran(c); b <= top; b *= 2)
+        int nodes = j->shapes[s][0], ppn = j->shapes[s][1], job = nodes == j->nodes && ppn == j->ppn;
+        for (uint64_t b = coll_gran(c); b <= max_bytes; b *= 2)
             for (int q = 0; q < ncand; q++)
-                if (cand_ok(&cands[q], c, nodes, ppn, b))
+                if (cand_ok(&cands[q], c, nodes, ppn, b) &&
+                    point_fits(c, &cands[q], nodes * ppn, b)) {
                     g[n++] = (hyt_al_point_t){nodes, ppn, b, cands[q].cat, cands[q].k};
+                    if (job)
+                        top[q] = b;
+                }
     }
     *out = g;
     return n;
+}
+
+/* Rank 0: one line per collective the limit cut: its largest size, and
+ * the candidates stopped below it. */
+static void report_mem(int c, const job_t *j, const cand_t *cands, int ncand, const uint64_t *top,
+                       uint64_t max_bytes)
+{
+    uint64_t hi = 0, want = coll_gran(c);
+    while (want * 2 <= max_bytes)
+        want *= 2;
+    for (int q = 0; q < ncand; q++)
+        hi = top[q] > hi ? top[q] : hi;
+    char line[1024], a[32], b[32], d[32];
+    int len = 0;
+    if (hi < want) {
+        uint64_t next = hi ? 2 * hi : coll_gran(c);
+        uint64_t need = UINT64_MAX;
+        for (int q = 0; q < ncand; q++) {
+            uint64_t v = point_need(c, &cands[q], j->nodes * j->ppn, next + 2 * next / 5);
+            need = v < need ? v : need;
+        }
+        len = snprintf(line, sizeof line, "sizes above %s not benchmarked (%s, moved up to 1.4x, "
+                       "needs %s at least",
+                       hi ? hyt_mem_fmt(hi, a, sizeof a) : "none", hyt_mem_fmt(next, b, sizeof b),
+                       hyt_mem_fmt(need, d, sizeof d));
+        len += snprintf(line + len, sizeof line - (size_t)len, " for %d ranks)", mem_plan.count);
+    }
+    /* candidates stopped below hi, grouped by their largest size */
+    for (uint64_t at = hi; at > 0 && len < (int)sizeof line - 96;) {
+        uint64_t next = 0;
+        int first = 1;
+        for (int q = 0; q < ncand; q++) {
+            if (top[q] < at && top[q] > next)
+                next = top[q];
+            if (top[q] != at || at == hi || len >= (int)sizeof line - 96)
+                continue;
+            char k[16] = "";
+            if (cands[q].k)
+                snprintf(k, sizeof k, ":%d", cands[q].k);
+            len += snprintf(line + len, sizeof line - (size_t)len, "%s%s%s%s",
+                            first ? (len ? "; up to " : "up to ") : ", ",
+                            first ? hyt_mem_fmt(at, a, sizeof a) : "", first ? " only: " : "",
+                            cands[q].label);
+            len += snprintf(line + len, sizeof line - (size_t)len, "%s", k);
+            first = 0;
+        }
+        at = next;
+    }
+    if (len)
+        fprintf(stderr, "tune: memory: %s: %s\n", hyt_coll_name((hyt_coll_t)c), line);
 }
 
 /* The candidate of a point (alg field = algorithm category, k). */
@@ -672,18 +753,21 @@ typedef struct bufs {
 static int bench_args(int c, uint64_t bytes, int p, bufs_t *b, hyt_args_t *a)
 {
     int red = hyt_coll_has_op((hyt_coll_t)c);
-    size_t blk = (size_t)bytes, need = c == HYT_COLL_ALLGATHER || c == HYT_COLL_ALLTOALL ||
-                                               c == HYT_COLL_REDUCE_SCATTER_BLOCK
-                                           ? blk * (size_t)p
-                                           : blk;
-    if (need > b->len) {
+    size_t blk = (size_t)bytes, need = (size_t)hyt_mem_buffer((hyt_coll_t)c, bytes, p);
+    /* exactly this point's size: a rank keeps no larger buffers than the
+     * point it runs needs (the memory bound counts one point's need) */
+    if (need != b->len) {
         free(b->s);
         free(b->r);
         b->s = malloc(need);
         b->r = malloc(need);
         b->len = need;
-        if (!b->s || !b->r)
+        if (!b->s || !b->r) {
+            free(b->s);
+            free(b->r);
+            *b = (bufs_t){0};
             return -1;
+        }
         memset(b->s, 1, need); /* MPI_INT 0x01010101: sums stay exact at these sizes */
         memset(b->r, 0, need);
     }
@@ -839,6 +923,32 @@ typedef struct point_result {
 } point_result_t;
 _Static_assert(sizeof(point_result_t) == 5 * sizeof(double), "reduced as 5 doubles");
 
+/* After a point: the scratch its candidate left on comm (and on the leader
+ * communicator of a composition) is freed, so no rank carries one point's
+ * scratch into the next or keeps it on cached communicators; a scratch
+ * larger than the bound the memory limit counted is reported once. */
+static void scratch_check(const hyt_al_point_t *pt, const cand_t *cd, MPI_Comm comm, int p)
+{
+    static int warned;
+    hyt_comm_t *ctx = hyt_comm_get(comm);
+    if (!ctx)
+        return;
+    size_t held = hyt_scratch_release(ctx);
+    if (ctx->leader_comm != MPI_COMM_NULL) {
+        hyt_comm_t *lc = hyt_comm_get(ctx->leader_comm);
+        if (lc)
+            held += hyt_scratch_release(lc);
+    }
+    uint64_t bound = hyt_mem_scratch(cd->alg->coll, cd->alg, cd->k, pt->bytes, p);
+    if (held > bound && !warned) {
+        warned = 1;
+        fprintf(stderr, "tune: memory: rank %d: %s k=%d at %llu bytes on %d ranks left %zu bytes "
+                "of scratch, above the bound of %llu the limit counts (offline/memory.c)\n",
+                hyt_world_rank, cd->label, cd->k, (unsigned long long)pt->bytes, p, held,
+                (unsigned long long)bound);
+    }
+}
+
 static point_result_t bench_point(const hyt_al_point_t *pt, const cand_t *cd, MPI_Comm comm,
                                   double budget, double cut_us, bufs_t *b)
 {
@@ -861,6 +971,7 @@ static point_result_t bench_point(const hyt_al_point_t *pt, const cand_t *cd, MP
             r.cut = cut;
         }
     }
+    scratch_check(pt, cd, comm, p);
     r.us = us < 0 ? 0 : us;
     r.failed = us < 0;
     r.cost = PMPI_Wtime() - start;
@@ -1144,7 +1255,11 @@ static int predict_valid(void *ctx, const hyt_al_point_t *pts, int n, double *us
     int rc = hyt_rules_predict_al(cs->al, pts, n, us);
     for (int i = 0; rc == 0 && i < n; i++) {
         const cand_t *cd = find_cand(cs->cands, cs->ncand, &pts[i]);
-        if (cd && !cand_ok(cd, cs->c, pts[i].nodes, pts[i].ppn, pts[i].bytes))
+        uint64_t g = 1; /* the power of two of the point's group */
+        while (2 * g <= pts[i].bytes)
+            g *= 2;
+        if (cd && (!cand_ok(cd, cs->c, pts[i].nodes, pts[i].ppn, pts[i].bytes) ||
+                   !point_fits(cs->c, cd, pts[i].nodes * pts[i].ppn, g))) /* not benchmarked */
             us[i] = 1e30;
     }
     return rc;
@@ -1217,9 +1332,17 @@ static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, i
             for (int q = 0; q < cs[i].ncand; q++)
                 if (cand_ok(&cs[i].cands[q], cs[i].c, nodes, ppn, t->max_bytes))
                     cp[nc++] = (hyt_al_point_t){.alg = cs[i].cands[q].cat, .k = cs[i].cands[q].k};
+            /* rules up to the largest size benchmarked at this shape (the
+             * memory limit may stop below --max-bytes); the last rule has
+             * no bound */
+            uint64_t top = coll_gran(cs[i].c);
+            for (int g = 0; g < cs[i].ngrid; g++)
+                if (cs[i].grid[g].nodes == nodes && cs[i].grid[g].ppn == ppn &&
+                    cs[i].grid[g].bytes > top)
+                    top = cs[i].grid[g].bytes;
             hyt_tune_rule_t *r = rules + ((size_t)i * 64 + (size_t)colls[i].nsets) * MAX_RULES;
             int nr = hyt_rules_build(predict_valid, &cs[i], nodes, ppn, cp, nc,
-                                     coll_gran(cs[i].c), t->max_bytes, coll_gran(cs[i].c), r,
+                                     coll_gran(cs[i].c), top, coll_gran(cs[i].c), r,
                                      MAX_RULES);
             if (nr < 1)
                 goto out;
@@ -1257,13 +1380,73 @@ static int setup_coll(const tune_opts_t *t, const job_t *j, coll_state_t *cs, in
 {
     cs->c = c;
     cs->ncand = make_cands(c, j, t->k_max, cs->cands, 256);
-    cs->ngrid = make_grid(c, j, cs->cands, cs->ncand, t->max_bytes, &cs->grid);
+    uint64_t top[256];
+    cs->ngrid = make_grid(c, j, cs->cands, cs->ncand, t->max_bytes, &cs->grid, top);
+    if (cs->ngrid == 0 && hyt_world_rank == 0) { /* the limit leaves nothing: say so, stop */
+        uint64_t need = UINT64_MAX;
+        for (int q = 0; q < cs->ncand; q++) {
+            uint64_t v = point_need(c, &cs->cands[q], 2, coll_gran(c));
+            need = v < need ? v : need;
+        }
+        char a[32], b[32];
+        fprintf(stderr, "hytune tune: --mem-limit %s: %s needs %s for %d ranks at its smallest "
+                "size; give a larger --mem-limit or run fewer ranks per node\n",
+                hyt_mem_fmt(mem_plan.limit, a, sizeof a), hyt_coll_name((hyt_coll_t)c),
+                hyt_mem_fmt(need, b, sizeof b), mem_plan.count);
+    }
     if (cs->ngrid < 1)
         return -1;
+    if (hyt_world_rank == 0)
+        report_mem(c, j, cs->cands, cs->ncand, top, t->max_bytes);
     hyt_al_opts_t ao;
     al_opts(t, coll_gran(c), &ao);
     cs->al = hyt_al_new(cs->grid, cs->ngrid, &ao);
     return cs->al ? 0 : -1;
+}
+
+/* The memory limit, the same on every rank: --mem-limit, or a share of
+ * the smallest node's memory (hwloc on every rank; under SimGrid rank 0
+ * looks at the one host running the simulation). */
+static void mem_agree(const tune_opts_t *t, const job_t *j)
+{
+    unsigned long long mine = ULLONG_MAX, node = 0;
+#ifdef HYT_SMPI
+    int look = hyt_world_rank == 0;
+    mem_plan.count = hyt_world_size;
+    (void)j;
+#else
+    int look = 1, *per = calloc((size_t)j->nodes, sizeof *per);
+    mem_plan.count = 1;
+    for (int r = 0; per && r < hyt_world_size; r++)
+        if (++per[hyt_world_node_of[r]] > mem_plan.count)
+            mem_plan.count = per[hyt_world_node_of[r]];
+    if (!per)
+        mem_plan.count = hyt_world_size;
+    free(per);
+#endif
+    if (look && !t->mem_limit)
+        mine = hyt_mem_node_bytes();
+    PMPI_Allreduce(&mine, &node, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    mem_plan.node = node == ULLONG_MAX ? 0 : node;
+    mem_plan.limit = t->mem_limit ? t->mem_limit
+                     : mem_plan.node ? (uint64_t)((double)mem_plan.node * HYT_MEM_DEFAULT_SHARE)
+                                     : (uint64_t)((double)(4ull << 30) * HYT_MEM_DEFAULT_SHARE);
+    if (hyt_world_rank == 0) {
+        char a[32], n[32], why[64] = "--mem-limit";
+        if (!t->mem_limit)
+            snprintf(why, sizeof why, "%.0f%% of %s", 100 * HYT_MEM_DEFAULT_SHARE,
+                     mem_plan.node ? hyt_mem_fmt(mem_plan.node, n, sizeof n)
+                                   : "4 GiB: the node's memory is unknown");
+        fprintf(stderr, "tune: memory: limit %s (%s), counted for %d ranks (%s); sizes whose "
+                "buffers and scratch exceed it are not benchmarked\n",
+                hyt_mem_fmt(mem_plan.limit, a, sizeof a), why, mem_plan.count,
+#ifdef HYT_SMPI
+                "SimGrid: all ranks share one process"
+#else
+                "the most ranks on one node"
+#endif
+        );
+    }
 }
 
 static int mpi_main(const tune_opts_t *t)
@@ -1314,6 +1497,7 @@ static int mpi_main(const tune_opts_t *t)
         dump_close(dump, &dump_text, t->dump);
         return 2;
     }
+    mem_agree(t, &j);
     coll_state_t *cs = calloc((size_t)t->ncolls, sizeof *cs);
     bufs_t b = {0};
     int rc = 0;

@@ -355,6 +355,16 @@ void *hyt_scratch2(hyt_comm_t *ctx, size_t n)
     return grow(&ctx->scratch2, &ctx->scratch2_size, n);
 }
 
+size_t hyt_scratch_release(hyt_comm_t *ctx)
+{
+    size_t held = ctx->scratch_size + ctx->scratch2_size;
+    free(ctx->scratch);
+    free(ctx->scratch2);
+    ctx->scratch = ctx->scratch2 = NULL;
+    ctx->scratch_size = ctx->scratch2_size = 0;
+    return held;
+}
+
 hyt_key_t *hyt_key_get(hyt_comm_t *ctx, hyt_coll_t c, int bucket)
 {
     hyt_key_t *k = ctx->keys[c][bucket];

@@ -394,6 +394,9 @@ int hyt_comm_node_split(hyt_comm_t *ctx);
 /* Scratch space of at least n bytes, kept across calls (NULL if out of memory). */
 void *hyt_scratch(hyt_comm_t *ctx, size_t n);
 void *hyt_scratch2(hyt_comm_t *ctx, size_t n);
+/* Free both scratch areas (the next call grows them again); returns the
+ * bytes they held.  The tuner calls it after every benchmark point. */
+size_t hyt_scratch_release(hyt_comm_t *ctx);
 hyt_key_t *hyt_key_get(hyt_comm_t *ctx, hyt_coll_t c, int bucket);
 /* The key of any variant (HYT_VARIANT(form, large)); NULL if out of memory. */
 hyt_key_t *hyt_vkey_get(hyt_comm_t *ctx, hyt_coll_t c, int variant, int bucket);
