@@ -12,6 +12,8 @@
 #   write_atomic FILE                 copy stdin to FILE through a temporary file + rename
 #   geomean                           geometric mean of the numbers on stdin (one per line)
 #   hyt_build_dir                     the build directory: $HYT_BUILD or build/ (absolute)
+#   config_value NAME                 NAME's value in config.mk (MPICC, MPIEXEC: MPICH's own
+#                                     wrappers as ./configure found and checked them)
 #
 # Every SimGrid run uses --cfg=smpi/simulate-computation:no (deterministic,
 # host computation free) and the platform's raw latency/bandwidth
@@ -35,6 +37,13 @@ hyt_build_dir() {
     case $b in /*) ;; *) b=$HYT_TOP/$b ;; esac
     [ -x "$b/bin/hytune-smpicc" ] || die "no $b/bin/hytune-smpicc: build it with \`make B=$b\` (or set HYT_BUILD to a built tree)"
     echo "$b"
+}
+
+config_value() {
+    [ -f "$HYT_TOP/config.mk" ] || die "no $HYT_TOP/config.mk: run ./configure first"
+    _v=$(sed -n "s/^$1 = //p" "$HYT_TOP/config.mk")
+    [ -n "$_v" ] || die "config.mk has no $1: rerun ./configure (it finds MPICH's mpicc.mpich and mpiexec.mpich)"
+    echo "$_v"
 }
 
 # hostfile NODES PPN [PREFIX]: NODES lines "PREFIXi:PPN", i = 0..NODES-1.

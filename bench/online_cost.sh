@@ -7,7 +7,7 @@ set -u
 . bench/lib.sh
 b=${HYT_BUILD:-$HYT_TOP/build}
 [ -f "$b/lib/libhytune.a" ] || die "no $b/lib/libhytune.a: build it with \`make B=$b\`"
-mpicc=$(sed -n 's/^MPICC = //p' config.mk)
+mpicc=$(config_value MPICC) || exit 1
 libs=$(sed -n 's/^JSON_LIBS = //p; s/^HWLOC_LIBS = //p' config.mk | tr '\n' ' ')
 out=$b/bench/online_cost
 mkdir -p "$b/bench"

@@ -13,8 +13,10 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${HYT_BUILD:-$top/build}
 NP=${NP:-2}
-MPIEXEC=$(sed -n 's/^MPIEXEC = //p' "$top/config.mk")
-MPICC=$(sed -n 's/^MPICC = //p' "$top/config.mk")
+HYT_TOP=$top
+. "$top/bench/lib.sh"
+MPIEXEC=$(config_value MPIEXEC)
+MPICC=$(config_value MPICC)
 [ -f "$B/lib/libhytune.so" ] || { echo "overhead.sh: $B/lib/libhytune.so missing; build first (make B=...)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
