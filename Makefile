@@ -84,7 +84,7 @@ SMPI_TEST_SRC := $(wildcard test/smpi/*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
 MPI_TEST_BIN := $(MPI_TEST_SRC:%.c=$(B)/%) $(MPI_TEST_SRC:%.c=$(B)/%-plain)
 SMPI_TEST_BIN := $(if $(SMPICC),$(SMPI_TEST_SRC:%.c=$(B)/%))
-TEST_HDRS := $(wildcard test/*.h)
+TEST_HDRS := $(wildcard test/*.h) test/smpi/coll_matrix.c
 
 # unit tests of the offline code include its .c files
 $(B)/test/unit/%: test/unit/%.c $(B)/lib/libhytune.a $(TEST_HDRS) $(HDRS) $(wildcard offline/*.c)

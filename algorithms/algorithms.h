@@ -78,6 +78,45 @@ int hyt_rab_real(const hyt_rab_t *rb, int newrank);
 int hyt_rab_fold(hyt_rab_t *rb);
 int hyt_rab_reduce_scatter(hyt_rab_t *rb);
 int hyt_rab_gather(hyt_rab_t *rb, int newroot);
+/* ---- Barrier, Gather, Scatter, v-variants, Scan ---- */
+int hyt_barrier_dissemination(const hyt_args_t *a, int k);
+int hyt_barrier_knomial(const hyt_args_t *a, int k);
+int hyt_gather_knomial(const hyt_args_t *a, int k);
+int hyt_scatter_knomial(const hyt_args_t *a, int k);
+int hyt_allgatherv_ring(const hyt_args_t *a, int k);
+int hyt_allgatherv_recmult(const hyt_args_t *a, int k);
+/* The own block of an Allgatherv into its place (nothing when in place). */
+int hyt_allgatherv_own(const hyt_args_t *a, MPI_Aint ext);
+int hyt_alltoallv_pairwise(const hyt_args_t *a, int k);
+int hyt_alltoallv_scattered(const hyt_args_t *a, int k);
+/* The send side of an Alltoallv: the caller's, or (in place) a copy of the
+ * receive side in hyt_scratch. */
+typedef struct hyt_a2av {
+    const char *buf;
+    const int *counts, *displs;
+    MPI_Datatype type;
+    MPI_Aint ext, rext; /* extents of the send and the receive type */
+} hyt_a2av_t;
+/* Fills s and copies the own block; MPI_SUCCESS or an error. */
+int hyt_alltoallv_src(const hyt_args_t *a, hyt_a2av_t *s);
+static inline const char *hyt_a2av_sbuf(const hyt_a2av_t *s, int peer)
+{
+    return s->buf + (MPI_Aint)s->displs[peer] * s->ext;
+}
+static inline char *hyt_a2av_rbuf(const hyt_args_t *a, const hyt_a2av_t *s, int peer)
+{
+    return (char *)a->rbuf + (MPI_Aint)a->rdispls[peer] * s->rext;
+}
+int hyt_reduce_scatter_pairwise(const hyt_args_t *a, int k);
+int hyt_reduce_scatter_rechalving(const hyt_args_t *a, int k);
+/* Element offsets of the blocks of a Reduce_scatter (p + 1 entries, in
+ * hyt_scratch2), NULL if out of memory. */
+long *hyt_reduce_scatter_offsets(const hyt_args_t *a);
+/* Recursive halving over blocks at element offsets off[0..p] (off in
+ * hyt_scratch2): Reduce_scatter and Reduce_scatter_block. */
+int hyt_reduce_scatter_rechalving_off(const hyt_args_t *a, const long *off);
+int hyt_scan_recdoubling(const hyt_args_t *a, int k);
+int hyt_exscan_recdoubling(const hyt_args_t *a, int k);
 /* ---- node-aware compositions ---- */
 int hyt_allreduce_composition(const hyt_args_t *a, int k);
 int hyt_bcast_composition(const hyt_args_t *a, int k);

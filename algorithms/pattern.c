@@ -152,3 +152,12 @@ MPI_Request *hyt_pat_reqs(hyt_comm_t *ctx, int n)
 {
     return hyt_scratch2(ctx, (size_t)(n > 0 ? n : 1) * sizeof(MPI_Request));
 }
+
+int hyt_pat_vrange(const int *counts, const int *displs, int lo, int hi, MPI_Datatype type,
+                   MPI_Datatype *out)
+{
+    int rc = PMPI_Type_indexed(hi - lo, counts + lo, displs + lo, type, out);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_commit(out);
+    return rc;
+}

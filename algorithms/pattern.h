@@ -167,7 +167,43 @@ static inline int hyt_kring_size(const hyt_kring_t *g, int grp)
  * with idx clamped into a short group. */
 int hyt_kring_neighbor(const hyt_kring_t *g, int rank, int d);
 
+/* ---- k-dissemination ----
+ * Rounds with distance d = 1, k, k^2, ... < p; in a round every rank sends
+ * to rank + j*d and hears from rank - j*d (mod p) for j = 1..k-1 while
+ * j*d < p.  After the round of distance d a rank has heard, directly or
+ * through others, from the k*d ranks below it (mod p): ceil(log_k p)
+ * rounds reach every rank.  k is clamped to [2, max(p,2)]. */
+static inline int hyt_dis_k(int p, int k)
+{
+    int hi = p > 2 ? p : 2;
+    return k < 2 ? 2 : (k > hi ? hi : k);
+}
+/* Peers j*d ahead (dir = +1) or behind (dir = -1) of rank. */
+static inline int hyt_dis_peer(int p, int rank, long d, int j, int dir)
+{
+    long off = (long)j * d % p;
+    return (int)(((long)rank + dir * off + p) % p);
+}
+/* Number of j with j*d < p, j = 1..k-1. */
+static inline int hyt_dis_nj(int p, int k, long d)
+{
+    long n = (p - 1) / d;
+    return n < k - 1 ? (int)n : k - 1;
+}
+
 /* ---- datatype helpers ---- */
+/* The blocks lo..hi-1 of a v-variant buffer (counts[i] elements of type at
+ * displs[i] extents) as one committed datatype for a count of 1 (free it
+ * with PMPI_Type_free).  Displacements need not be contiguous or ordered. */
+int hyt_pat_vrange(const int *counts, const int *displs, int lo, int hi, MPI_Datatype type,
+                   MPI_Datatype *out);
+/* Signature size in bytes of count elements of type. */
+static inline long hyt_pat_bytes(int count, MPI_Datatype type)
+{
+    int size = 0;
+    PMPI_Type_size(type, &size);
+    return count > 0 ? (long)count * size : 0;
+}
 /* Bytes needed for count elements of type and the offset to apply to a
  * buffer start so element 0 lands right: buf = raw - true_lb. */
 size_t hyt_pat_span(int count, MPI_Datatype type, MPI_Aint *true_lb);

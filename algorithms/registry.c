@@ -60,6 +60,37 @@ const hyt_alg_t hyt_algs[] = {
     {.name = "pairwise", .coll = HYT_COLL_REDUCE_SCATTER_BLOCK,
      .fn = hyt_reduce_scatter_block_pairwise, .flags = HYT_ALG_NEEDS_COMMUTATIVE,
      .desc = "p-1 pairwise exchange steps, each folding one contribution"},
+    /* ---- Barrier, Gather, Scatter, v-variants, Scan ---- */
+    {.name = "dissemination", .coll = HYT_COLL_BARRIER, .fn = hyt_barrier_dissemination,
+     .k_min = 2, .k_max = HYT_K_P, .desc = "k-dissemination: ceil(log_k p) rounds of k-1 "
+     "messages (k=2: dissemination)"},
+    {.name = "knomial", .coll = HYT_COLL_BARRIER, .fn = hyt_barrier_knomial, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "k-nomial gather to rank 0, then k-nomial release"},
+    {.name = "knomial", .coll = HYT_COLL_GATHER, .fn = hyt_gather_knomial, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "k-nomial tree to the root, subtrees' blocks in one message "
+     "(k=2: binomial)"},
+    {.name = "knomial", .coll = HYT_COLL_SCATTER, .fn = hyt_scatter_knomial, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "k-nomial tree from the root, subtrees' blocks in one message "
+     "(k=2: binomial)"},
+    {.name = "ring", .coll = HYT_COLL_ALLGATHERV, .fn = hyt_allgatherv_ring,
+     .desc = "p-1 ring steps, blocks in place at their displacements"},
+    {.name = "recmult", .coll = HYT_COLL_ALLGATHERV, .fn = hyt_allgatherv_recmult, .k_min = 2,
+     .k_max = HYT_K_P, .desc = "recursive multiplying, rank ranges as indexed types (k=2: "
+     "recursive doubling)"},
+    {.name = "pairwise", .coll = HYT_COLL_ALLTOALLV, .fn = hyt_alltoallv_pairwise,
+     .desc = "p-1 pairwise exchange steps (send to rank+i, receive from rank-i)"},
+    {.name = "scattered", .coll = HYT_COLL_ALLTOALLV, .fn = hyt_alltoallv_scattered,
+     .k_min = 1, .k_max = HYT_K_P, .desc = "batches of k sends and k receives in flight "
+     "(k>=p-1: all at once)"},
+    {.name = "rechalving", .coll = HYT_COLL_REDUCE_SCATTER, .fn = hyt_reduce_scatter_rechalving,
+     .flags = HYT_ALG_NEEDS_COMMUTATIVE, .desc = "recursive halving at block boundaries, "
+     "non-power-of-two ranks folded in pairs"},
+    {.name = "pairwise", .coll = HYT_COLL_REDUCE_SCATTER, .fn = hyt_reduce_scatter_pairwise,
+     .desc = "p-1 pairwise exchange steps (rank order kept for non-commutative ops)"},
+    {.name = "recdoubling", .coll = HYT_COLL_SCAN, .fn = hyt_scan_recdoubling,
+     .desc = "recursive doubling of partial prefixes, operands in rank order"},
+    {.name = "recdoubling", .coll = HYT_COLL_EXSCAN, .fn = hyt_exscan_recdoubling,
+     .desc = "recursive doubling of partial prefixes, operands in rank order"},
     /* ---- node-aware compositions ---- */
     /* k of a composition is the radix of the k-nomial kernel of its
      * inter-node step (k = 0, reachable only through hyt_run_alg: the MPI

@@ -21,6 +21,7 @@
  * other k get a seeded random sample of the full space.
  * `quick` (real MPICH) keeps one full k; `tiny` runs a handful of calls.
  * Prints one summary line: cases, failures, fallbacks. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "algorithms/algorithms.h"
 #include "test/check.h"
 
@@ -40,9 +41,16 @@ int main(void)
 #define BIGCOUNT 1000
 /* Allgather's result is p times its count: its "large" count keeps the
  * result near 16000 elements, so p = 64 does not dominate the sweep. */
+static int per_rank(hyt_coll_t coll)
+{
+    return coll == HYT_COLL_ALLGATHER || coll == HYT_COLL_GATHER || coll == HYT_COLL_SCATTER ||
+           coll == HYT_COLL_ALLGATHERV || coll == HYT_COLL_ALLTOALLV ||
+           coll == HYT_COLL_REDUCE_SCATTER;
+}
+
 static int big_count(hyt_coll_t coll, int p)
 {
-    if (coll != HYT_COLL_ALLGATHER || p <= 16)
+    if (!per_rank(coll) || p <= 16)
         return BIGCOUNT;
     return 16000 / p > 3 * p + 3 ? 16000 / p : 3 * p + 3;
 }
@@ -236,7 +244,32 @@ typedef struct {
     long cases, failures, fallbacks, declined, shown;
     int timing;
     hyt_comm_t *ctx;
+    /* v-variants: this rank's counts and displacements (elements) */
+    int *scounts, *sdispls, *rcounts, *rdispls;
+    long sspan, rspan; /* elements of the send and receive buffer in use */
 } mstate_t;
+
+/* Uneven counts with zeros: what rank `from` sends rank `to` in a
+ * v-variant whose matrix count is c (symmetric in from, to for in-place
+ * Alltoallv, which exchanges equal amounts both ways). */
+static int vcount(int c, int from, int to, int sym)
+{
+    if (c == 0)
+        return 0;
+    int x = sym ? from + to : 2 * from + to, y = sym ? from * to : from + 2 * to;
+    return x % 3 == 1 ? 0 : c + y % 3;
+}
+
+/* Blocks in reverse rank order with a one-element gap after each. */
+static long vdispls(int p, const int *counts, int *displs)
+{
+    long at = 0;
+    for (int i = p - 1; i >= 0; i--) {
+        displs[i] = (int)at;
+        at += counts[i] + 1;
+    }
+    return at;
+}
 
 static hyt_fallback_t expected_fb(const mstate_t *m, const mcase_t *c)
 {
@@ -263,16 +296,86 @@ static void report(mstate_t *m, const mcase_t *c, const char *what, long at)
                 c->root, c->inplace, what, at);
 }
 
+/* Counts and displacements of a v-variant case; the buffer spans. */
+static void layout(mstate_t *m, const mcase_t *c)
+{
+    hyt_coll_t coll = c->alg->coll;
+    int p = m->p, me = m->rank, n = c->count;
+    m->sspan = m->rspan = n;
+    if (coll == HYT_COLL_ALLGATHER || coll == HYT_COLL_GATHER || coll == HYT_COLL_SCATTER)
+        m->rspan = m->sspan = (long)p * n;
+    if (coll == HYT_COLL_ALLGATHERV || coll == HYT_COLL_REDUCE_SCATTER) {
+        for (int i = 0; i < p; i++)
+            m->rcounts[i] = vcount(n, i, 0, 0);
+        if (coll == HYT_COLL_ALLGATHERV) {
+            m->rspan = vdispls(p, m->rcounts, m->rdispls);
+            m->sspan = m->rcounts[me];
+        } else {
+            m->sspan = 0;
+            for (int i = 0; i < p; i++)
+                m->sspan += m->rcounts[i];
+            m->rspan = m->sspan; /* in place the input is in the receive buffer */
+        }
+    }
+    if (coll == HYT_COLL_ALLTOALLV) {
+        for (int i = 0; i < p; i++) {
+            m->scounts[i] = vcount(n, me, i, c->inplace);
+            m->rcounts[i] = vcount(n, i, me, c->inplace);
+        }
+        m->sspan = vdispls(p, m->scounts, m->sdispls);
+        m->rspan = vdispls(p, m->rcounts, m->rdispls);
+    }
+}
+
+/* Elements of the result to compare, from the start of the receive buffer. */
+static long result_count(const mstate_t *m, const mcase_t *c)
+{
+    switch (c->alg->coll) {
+    case HYT_COLL_REDUCE_SCATTER:
+        return m->rcounts[m->rank];
+    case HYT_COLL_SCATTER:
+        return c->count;
+    case HYT_COLL_BARRIER:
+        return 0;
+    default:
+        return m->rspan;
+    }
+}
+
 /* Inputs for both runs, laid out as the collective reads them. */
 static void prepare(mstate_t *m, const mcase_t *c, long nres, int salt)
 {
     const ttype_t *t = &types[c->type];
     hyt_coll_t coll = c->alg->coll;
     /* only the bytes this call can touch: the matrix is memory-bound otherwise */
-    size_t used = (size_t)nres * (size_t)t->ext + 64;
+    long span = m->sspan > m->rspan ? m->sspan : m->rspan;
+    size_t used = (size_t)(span > nres ? span : nres) * (size_t)t->ext + 64;
     memset(m->sref, SENTINEL, used);
     memset(m->rref, SENTINEL, used);
-    if (coll == HYT_COLL_BCAST) {
+    int root = m->rank == c->root;
+    if (coll == HYT_COLL_BARRIER) {
+    } else if (coll == HYT_COLL_GATHER) {
+        if (c->inplace && root)
+            fill(m->rref + (long)m->rank * c->count * t->ext, t, c->count, m->rank, 0, salt);
+        else
+            fill(m->sref, t, c->count, m->rank, 0, salt);
+    } else if (coll == HYT_COLL_SCATTER) {
+        if (root)
+            fill(m->sref, t, (long)m->p * c->count, m->rank, 0, salt);
+    } else if (coll == HYT_COLL_ALLGATHERV) {
+        char *at = c->inplace ? m->rref + (long)m->rdispls[m->rank] * t->ext : m->sref;
+        fill(at, t, m->rcounts[m->rank], m->rank, 0, salt);
+    } else if (coll == HYT_COLL_ALLTOALLV) {
+        for (int i = 0; i < m->p; i++)
+            if (c->inplace)
+                fill(m->rref + (long)m->rdispls[i] * t->ext, t, m->rcounts[i], m->rank,
+                     (long)i * BIGCOUNT, salt);
+            else
+                fill(m->sref + (long)m->sdispls[i] * t->ext, t, m->scounts[i], m->rank,
+                     (long)i * BIGCOUNT, salt);
+    } else if (coll == HYT_COLL_REDUCE_SCATTER) {
+        fill(c->inplace ? m->rref : m->sref, t, m->sspan, m->rank, 0, salt);
+    } else if (coll == HYT_COLL_BCAST) {
         if (m->rank == c->root)
             fill(m->rref, t, c->count, m->rank, 0, salt);
     } else if (coll == HYT_COLL_ALLGATHER) {
@@ -281,7 +384,7 @@ static void prepare(mstate_t *m, const mcase_t *c, long nres, int salt)
         else
             fill(m->sref, t, c->count, m->rank, 0, salt);
     } else {
-        int in_r = c->inplace && (coll == HYT_COLL_ALLREDUCE || m->rank == c->root);
+        int in_r = c->inplace && (!hyt_coll_has_root(coll) || m->rank == c->root);
         fill(in_r ? m->rref : m->sref, t, c->count, m->rank, 0, salt);
     }
     memcpy(m->salg, m->sref, used);
@@ -292,34 +395,111 @@ static hyt_args_t args_of(const mstate_t *m, const mcase_t *c, char *s, char *r)
 {
     hyt_coll_t coll = c->alg->coll;
     MPI_Datatype t = types[c->type].t;
-    int ip = c->inplace && (coll != HYT_COLL_REDUCE || m->rank == c->root);
+    int ip = c->inplace && (!hyt_coll_has_root(coll) || m->rank == c->root);
     hyt_args_t a = {.coll = coll, .sbuf = ip ? MPI_IN_PLACE : s, .rbuf = r, .count = c->count,
                     .type = t, .scount = c->count, .stype = t, .op = *ops[c->op].op,
-                    .root = c->root, .comm = MPI_COMM_WORLD};
+                    .root = c->root, .comm = MPI_COMM_WORLD, .scounts = m->scounts,
+                    .sdispls = m->sdispls, .rcounts = m->rcounts, .rdispls = m->rdispls};
     if (coll == HYT_COLL_BCAST)
         a.sbuf = NULL;
+    if (coll == HYT_COLL_SCATTER) { /* in place: the root's receive buffer */
+        a.sbuf = s;
+        a.rbuf = ip ? MPI_IN_PLACE : r;
+    }
+    if (coll == HYT_COLL_ALLGATHERV)
+        a.scount = m->rcounts[m->rank];
     a.bytes = hyt_selection_bytes(&a);
     return a;
 }
 
 static int result_defined(const mstate_t *m, const mcase_t *c)
 {
-    return c->alg->coll != HYT_COLL_REDUCE || m->rank == c->root;
+    hyt_coll_t coll = c->alg->coll;
+    if (coll == HYT_COLL_REDUCE || coll == HYT_COLL_GATHER)
+        return m->rank == c->root;
+    if (coll == HYT_COLL_SCATTER && c->inplace)
+        return m->rank != c->root;
+    return coll != HYT_COLL_EXSCAN || m->rank != 0; /* undefined on rank 0 */
+}
+
+/* The reference of a Scan or Exscan with the non-commutative op under SMPI,
+ * whose own Scan applies such an op out of rank order: the inputs of ranks
+ * 0..rank (regenerated from their seeds) folded in rank order.  1 if it
+ * wrote the reference, 0 if PMPI gives it. */
+static int scan_fold(mstate_t *m, const mcase_t *c, int salt)
+{
+#ifdef SMPI_H /* SimGrid's mpi.h */
+    hyt_coll_t coll = c->alg->coll;
+    if ((coll != HYT_COLL_SCAN && coll != HYT_COLL_EXSCAN) || hyt_op_is_commutative(*ops[c->op].op))
+        return 0;
+    const ttype_t *t = &types[c->type];
+    int last = coll == HYT_COLL_SCAN ? m->rank : m->rank - 1;
+    if (last < 0)
+        return 1;
+    char *in = malloc((size_t)c->count * (size_t)t->ext + 64);
+    memset(in, SENTINEL, (size_t)c->count * (size_t)t->ext + 64);
+    fill(m->rref, t, c->count, last, 0, salt);
+    for (int j = last - 1; j >= 0; j--) {
+        fill(in, t, c->count, j, 0, salt);
+        PMPI_Reduce_local(in, m->rref, c->count, t->t, *ops[c->op].op);
+    }
+    free(in);
+    return 1;
+#else
+    (void)m, (void)c, (void)salt;
+    return 0;
+#endif
+}
+
+/* A barrier lets no rank out before every rank is in: one rank (a
+ * different one every case) arrives late; every exit must follow its
+ * entry (MPI_Wtime: the simulated clock under SMPI, one machine's
+ * clock under MPICH). */
+static void check_barrier(mstate_t *m, const mcase_t *c, hyt_args_t *run)
+{
+    struct timespec late = {0, 2000000};
+    if (m->rank == (int)(m->cases % m->p))
+        nanosleep(&late, NULL);
+    double in = PMPI_Wtime();
+    hyt_fallback_t fb;
+    int rc = hyt_run_alg(run, c->alg, c->k, &fb);
+    double out = PMPI_Wtime(), lo, hi;
+    if (rc != MPI_SUCCESS || fb != HYT_FB_NONE)
+        report(m, c, "barrier failed or fell back", rc);
+    PMPI_Allreduce(&in, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    PMPI_Allreduce(&out, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    if (lo < hi)
+        report(m, c, "a rank left the barrier before the last one entered", -1);
 }
 
 static void run_case(mstate_t *m, const mcase_t *c)
 {
     const ttype_t *t = &types[c->type];
-    long nres = c->alg->coll == HYT_COLL_ALLGATHER ? (long)m->p * c->count : c->count;
+    layout(m, c);
+    long nres = result_count(m, c);
     prepare(m, c, nres, (int)m->cases);
     hyt_args_t ref = args_of(m, c, m->sref, m->rref), run = args_of(m, c, m->salg, m->ralg);
-    m->cases++;
-    if (hyt_pmpi_call(&ref) != MPI_SUCCESS) {
-        report(m, c, "PMPI reference failed", -1);
+    if (c->alg->coll == HYT_COLL_BARRIER) {
+        check_barrier(m, c, &run);
+        m->cases++;
+        return;
+    }
+    if (c->alg->coll == HYT_COLL_ALLTOALLV && c->inplace) {
+        /* the same exchange out of place from a copy: the in-place forms of
+         * SMPI (derived types) and MPICH (large derived types) fail */
+        memcpy(m->sref, m->rref, (size_t)m->rspan * (size_t)t->ext + 64);
+        ref.sbuf = m->sref;
+        ref.scounts = m->rcounts;
+        ref.sdispls = m->rdispls;
+    }
+    int salt = (int)m->cases++;
+    int rc = scan_fold(m, c, salt) ? MPI_SUCCESS : hyt_pmpi_call(&ref);
+    if (rc != MPI_SUCCESS) {
+        report(m, c, "PMPI reference failed", rc);
         return;
     }
     hyt_fallback_t fb = HYT_NFB;
-    int rc = hyt_run_alg(&run, c->alg, c->k, &fb);
+    rc = hyt_run_alg(&run, c->alg, c->k, &fb);
     if (rc != MPI_SUCCESS)
         report(m, c, "algorithm returned an error", rc);
     /* the fallback decision must be the same everywhere */
@@ -396,7 +576,7 @@ static int nroots(int p, int *roots)
 
 static int inplace_allowed(const hyt_alg_t *a)
 {
-    return a->coll != HYT_COLL_BCAST;
+    return a->coll != HYT_COLL_BCAST && a->coll != HYT_COLL_BARRIER;
 }
 
 /* Every type x op x root x in-place at one count. */
@@ -563,7 +743,11 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return check_done("coll_matrix");
     }
-    m.cap = (size_t)m.p * BIGCOUNT * 16 + 64;
+    m.cap = (size_t)m.p * (BIGCOUNT + 4) * 16 + 64;
+    m.scounts = malloc(4 * (size_t)m.p * sizeof(int));
+    m.sdispls = m.scounts + m.p;
+    m.rcounts = m.sdispls + m.p;
+    m.rdispls = m.rcounts + m.p;
     m.sref = malloc(m.cap);
     m.rref = malloc(m.cap);
     m.salg = malloc(m.cap);
@@ -575,9 +759,8 @@ int main(int argc, char **argv)
         const hyt_alg_t *a = &hyt_algs[i];
         if ((a->flags & HYT_ALG_NATIVE) || !selected(a, argc, argv, first))
             continue;
-        if (a->coll != HYT_COLL_ALLREDUCE && a->coll != HYT_COLL_BCAST &&
-            a->coll != HYT_COLL_REDUCE && a->coll != HYT_COLL_ALLGATHER)
-            continue; /* other collectives have their own tests */
+        if (a->coll == HYT_COLL_ALLTOALL || a->coll == HYT_COLL_REDUCE_SCATTER_BLOCK)
+            continue; /* they have their own tests */
         nalg++;
         clock_t c0 = clock();
         long n0 = m.cases;
@@ -595,6 +778,7 @@ int main(int argc, char **argv)
         printf("coll_matrix p=%d: %d algorithms, %ld cases, %ld failures, %ld fallbacks "
                "(%ld declined by the algorithm), MPI_Wtime %.3f s\n",
                m.p, nalg, m.cases, glob[1], glob[2] / m.p, glob[3] / m.p, PMPI_Wtime() - t0);
+    free(m.scounts);
     free(m.sref);
     free(m.rref);
     free(m.salg);

@@ -154,6 +154,38 @@ static void check_kring(int p, int k)
     }
 }
 
+/* k-dissemination: every rank hears from every other rank, directly or
+ * through others, within ceil(log_k p) rounds; what a rank sends ahead is
+ * exactly what the peers behind receive. */
+static void check_dissemination(int p, int k)
+{
+    int kk = hyt_dis_k(p, k), rounds = 0;
+    static unsigned char known[PMAX][PMAX], next[PMAX][PMAX];
+    for (int r = 0; r < p; r++)
+        for (int s = 0; s < p; s++)
+            known[r][s] = r == s;
+    for (long d = 1; d < p; d *= kk, rounds++) {
+        memcpy(next, known, sizeof next);
+        for (int r = 0; r < p; r++)
+            for (int j = 1; j <= hyt_dis_nj(p, kk, d); j++) {
+                int from = hyt_dis_peer(p, r, d, j, -1);
+                CHECK(from != r, "p=%d k=%d rank %d hears from itself", p, k, r);
+                CHECK(hyt_dis_peer(p, from, d, j, +1) == r, "p=%d k=%d send/receive mismatch",
+                      p, k);
+                for (int s = 0; s < p; s++)
+                    next[r][s] |= known[from][s];
+            }
+        memcpy(known, next, sizeof known);
+    }
+    int want = 0;
+    for (long v = 1; v < p; v *= kk)
+        want++;
+    CHECK(rounds == want, "p=%d k=%d: %d rounds, want ceil(log_k p) = %d", p, k, rounds, want);
+    for (int r = 0; r < p; r++)
+        for (int s = 0; s < p; s++)
+            CHECK(known[r][s], "p=%d k=%d: rank %d never hears from %d", p, k, r, s);
+}
+
 static void check_helpers(void)
 {
     int l;
@@ -194,6 +226,7 @@ int main(void)
             check_rounds(&rm);
             check_kring(p, k - 1); /* k-ring allows k = 1 */
             check_kring(p, k);
+            check_dissemination(p, k);
         }
     return check_done("test_pattern");
 }
