@@ -7,6 +7,7 @@
 #include "src/agree.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,10 @@ hyt_config_t hyt_cfg = {
     .probe_calls = 3,
     .probe_min_gain = 0.02,
     .drift_interval = -1, /* auto */
+    .stats_signals = 1u << SIGTERM | 1u << SIGUSR1,
 };
 
-typedef enum { T_STRING, T_CHOICE, T_LONG, T_DOUBLE, T_TOPICS, T_RANKS } env_type_t;
+typedef enum { T_STRING, T_CHOICE, T_LONG, T_DOUBLE, T_TOPICS, T_RANKS, T_SIGNALS } env_type_t;
 
 /* Which ranks must agree on a variable (compared at init by src/agree.c):
  *   S_ALL_EQ   its value selects behaviour: every rank must have the same
@@ -59,6 +61,10 @@ static const env_var_t vars[] = {
     {"HYTUNE_STATS", T_STRING, &hyt_cfg.stats, NULL, NULL,
      "statistics at finalize: stderr, stdout or a path (%j: job id, %r: rank); a path also "
      "gets PATH.json", S_LOCAL},
+    {"HYTUNE_STATS_SIGNALS", T_SIGNALS, &hyt_cfg.stats_signals, "TERM,USR1",
+     "none|TERM,INT,HUP,USR1,USR2,XCPU",
+     "signals on which the statistics are written before the signal takes its course "
+     "(a job killed at its time limit keeps them): none or a comma list", S_LOCAL},
     {"HYTUNE_LOG", T_CHOICE, &hyt_cfg.log_level, "warn", "error|warn|info|debug",
      "log level (warnings and info come from rank 0 unless HYTUNE_LOG_RANKS=all)", S_LOCAL},
     {"HYTUNE_LOG_TOPICS", T_TOPICS, &hyt_cfg.log_topics, "all", "core,table,alg,topo,online,tune",
@@ -101,6 +107,42 @@ static const env_var_t vars[] = {
 static unsigned char bad[NVARS];
 
 static const char *const topic_names[] = {"core", "table", "alg", "topo", "online", "tune"};
+
+static const struct {
+    const char *name;
+    int sig;
+} signal_names[] = {{"TERM", SIGTERM}, {"INT", SIGINT},   {"HUP", SIGHUP},
+                    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"XCPU", SIGXCPU}};
+
+/* "none" or a comma list of signal names (SIG prefix optional) -> bit mask */
+static int parse_signals(const char *s, unsigned *out)
+{
+    if (strcmp(s, "none") == 0) {
+        *out = 0;
+        return 0;
+    }
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    unsigned mask = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (strncmp(tok, "SIG", 3) == 0)
+            tok += 3;
+        int found = -1;
+        for (int i = 0; i < (int)(sizeof signal_names / sizeof signal_names[0]); i++)
+            if (strcmp(tok, signal_names[i].name) == 0)
+                found = signal_names[i].sig;
+        if (found < 0)
+            return -1;
+        mask |= 1u << found;
+    }
+    if (!mask)
+        return -1;
+    *out = mask;
+    return 0;
+}
 
 /* One choice list entry at a time: returns the index of s in "a|b|c" or -1. */
 static int choice_index(const char *choices, const char *s)
@@ -212,6 +254,8 @@ static int parse_value(const env_var_t *v, const char *s)
     }
     case T_TOPICS:
         return parse_topics(s, (unsigned *)v->dest);
+    case T_SIGNALS:
+        return parse_signals(s, (unsigned *)v->dest);
     case T_RANKS:
         if (strcmp(s, "0") == 0)
             *(int *)v->dest = 0;
@@ -304,6 +348,7 @@ static uint64_t value_hash(const env_var_t *v)
     case T_DOUBLE:
         return hyt_agree_hash(h, v->dest, sizeof(double));
     case T_TOPICS:
+    case T_SIGNALS:
         return hyt_agree_hash(h, v->dest, sizeof(unsigned));
     case T_CHOICE:
     case T_RANKS:

@@ -235,6 +235,7 @@ typedef struct hyt_config {
     const char *node_hw;       /* HYTUNE_NODE_HW */
     const char *network_file;  /* HYTUNE_NETWORK_FILE */
     const char *warm_start;    /* HYTUNE_WARM_START */
+    unsigned stats_signals;    /* HYTUNE_STATS_SIGNALS: bit 1 << SIGNUM per signal */
 } hyt_config_t;
 
 extern hyt_config_t hyt_cfg;

@@ -20,6 +20,8 @@ int hyt_forced_k[HYT_NCOLL];
 int hyt_comm_module_init(void);
 void hyt_comm_module_finalize(void);
 void hyt_stats_dump(void);
+void hyt_stats_signals_init(void);
+void hyt_stats_signals_finalize(void);
 
 /* src/comm.c's one-entry lookup cache, checked here before calling out. */
 extern MPI_Comm hyt_comm_last_comm;
@@ -152,6 +154,7 @@ int hyt_init(void)
         if (world && uses_composition(world))
             hyt_comm_node_split(world); /* its node and leader communicators */
     }
+    hyt_stats_signals_init();
     hyt_initialized = 1;
     return MPI_SUCCESS;
 }
@@ -160,6 +163,7 @@ int hyt_finalize(void)
 {
     if (!hyt_initialized)
         return MPI_SUCCESS;
+    hyt_stats_signals_finalize();
     hyt_stats_dump();
     hyt_req_clear();
     hyt_online_finalize();
