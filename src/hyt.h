@@ -12,8 +12,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define HYT_VERSION "0.1.0"
-
 #if defined(__GNUC__)
 #define HYT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HYT_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the file VERSION, passed by the Makefile */
+#ifndef HYT_VERSION
+#error "HYT_VERSION is not defined: build with make, which passes -DHYT_VERSION from the file VERSION"
+#endif
+
 static void usage(FILE *out)
 {
     fprintf(out,
