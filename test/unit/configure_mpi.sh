@@ -4,15 +4,10 @@
 # mpiexec.mpich; an Open MPI (or non-MPICH) compiler or mpiexec named by the
 # user (MPICC=, --with-mpicc=, MPIEXEC=) is refused with one error naming what
 # was found and the fix.  Runs configure in a scratch directory.
-#   sh test/unit/configure_mpi.sh
-set -u
+#   B=build sh test/unit/configure_mpi.sh
+name=configure_mpi
+. test/mpi/script.sh
 top=$(pwd)
-d=$(mktemp -d) || exit 2
-trap 'rm -rf "$d"' EXIT
-fail() {
-    echo "configure_mpi: $*"
-    exit 1
-}
 command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null ||
     fail "needs MPICH's mpicc.mpich and mpiexec.mpich (Debian: mpich libmpich-dev)"
 mkdir "$d/ompi" "$d/ompi/include" "$d/other" "$d/other/include" "$d/run"

@@ -5,15 +5,10 @@
 # CFLAGS/CPPFLAGS/LDFLAGS/MPICC from the environment, "--opt VALUE"; and
 # errors for unknown options, relative directories and VAR names that are not
 # names.  Runs configure in a scratch directory.
-#   sh test/unit/configure_options.sh
-set -u
+#   B=build sh test/unit/configure_options.sh
+name=configure_options
+. test/mpi/script.sh
 top=$(pwd)
-d=$(mktemp -d) || exit 2
-trap 'rm -rf "$d"' EXIT
-fail() {
-    echo "configure_options: $*"
-    exit 1
-}
 conf() { # configure ARGS in $d; output in $d/out
     (cd "$d" && rm -f config.mk && env -u CFLAGS -u CPPFLAGS -u LDFLAGS -u MPICC "$top/configure" --without-simgrid -q "$@") >"$d/out" 2>&1
 }

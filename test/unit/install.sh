@@ -6,16 +6,9 @@
 # printed) and the module file's paths inside the installation; then
 # make uninstall leaves no file, link or hytune directory.
 #   B=build sh test/unit/install.sh
-set -u
+name=install
+. test/mpi/script.sh
 MPICC=$(sed -n "s/^MPICC = //p" config.mk)
-MPIEXEC=${MPIEXEC:-$(sed -n "s/^MPIEXEC = //p" config.mk)}
-B=${B:?set B to the build directory}
-d=$(mktemp -d) || exit 2
-trap 'rm -rf "$d"' EXIT
-fail() {
-    echo "install: $*"
-    exit 1
-}
 prefix=/opt/hytune-test
 root=$d/root
 # shellcheck disable=SC2016 # ${prefix} is make's: a directory that names the prefix
