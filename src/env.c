@@ -114,34 +114,15 @@ static const struct {
 } signal_names[] = {{"TERM", SIGTERM}, {"INT", SIGINT},   {"HUP", SIGHUP},
                     {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"XCPU", SIGXCPU}};
 
-/* "none" or a comma list of signal names (SIG prefix optional) -> bit mask */
-static int parse_signals(const char *s, unsigned *out)
+/* Bit of a signal name (SIG prefix optional), -1 if unknown. */
+static int signal_bit(const char *tok)
 {
-    if (strcmp(s, "none") == 0) {
-        *out = 0;
-        return 0;
-    }
-    char buf[128];
-    if (strlen(s) >= sizeof buf)
-        return -1;
-    strcpy(buf, s);
-    unsigned mask = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (strncmp(tok, "SIG", 3) == 0)
-            tok += 3;
-        int found = -1;
-        for (int i = 0; i < (int)(sizeof signal_names / sizeof signal_names[0]); i++)
-            if (strcmp(tok, signal_names[i].name) == 0)
-                found = signal_names[i].sig;
-        if (found < 0)
-            return -1;
-        mask |= 1u << found;
-    }
-    if (!mask)
-        return -1;
-    *out = mask;
-    return 0;
+    if (strncmp(tok, "SIG", 3) == 0)
+        tok += 3;
+    for (int i = 0; i < (int)(sizeof signal_names / sizeof signal_names[0]); i++)
+        if (strcmp(tok, signal_names[i].name) == 0)
+            return signal_names[i].sig;
+    return -1;
 }
 
 /* One choice list entry at a time: returns the index of s in "a|b|c" or -1. */
@@ -170,10 +151,22 @@ int hyt_env_parse_mode(const char *s, hyt_mode_t *m)
     return 0;
 }
 
-static int parse_topics(const char *s, unsigned *out)
+static int topic_bit(const char *tok)
 {
-    if (strcmp(s, "all") == 0) {
-        *out = HYT_TOPIC_ALL;
+    for (int i = 0; i < (int)(sizeof topic_names / sizeof topic_names[0]); i++)
+        if (strcmp(tok, topic_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* A comma list of names -> bit mask (bit_of: a name's bit, -1 if unknown);
+ * the word alone gives word_mask.  An empty list is refused (an empty topic
+ * list would silence every warning, this one too). */
+static int parse_mask(const char *s, const char *word, unsigned word_mask,
+                      int (*bit_of)(const char *), unsigned *out)
+{
+    if (strcmp(s, word) == 0) {
+        *out = word_mask;
         return 0;
     }
     char buf[256];
@@ -183,16 +176,13 @@ static int parse_topics(const char *s, unsigned *out)
     unsigned mask = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int found = -1;
-        for (int i = 0; i < (int)(sizeof topic_names / sizeof topic_names[0]); i++)
-            if (strcmp(tok, topic_names[i]) == 0)
-                found = i;
-        if (found < 0)
+        int bit = bit_of(tok);
+        if (bit < 0)
             return -1;
-        mask |= 1u << found;
+        mask |= 1u << bit;
     }
     if (!mask)
-        return -1; /* an empty list would silence every warning, this one too */
+        return -1;
     *out = mask;
     return 0;
 }
@@ -253,9 +243,9 @@ static int parse_value(const env_var_t *v, const char *s)
         return 0;
     }
     case T_TOPICS:
-        return parse_topics(s, (unsigned *)v->dest);
+        return parse_mask(s, "all", HYT_TOPIC_ALL, topic_bit, (unsigned *)v->dest);
     case T_SIGNALS:
-        return parse_signals(s, (unsigned *)v->dest);
+        return parse_mask(s, "none", 0, signal_bit, (unsigned *)v->dest);
     case T_RANKS:
         if (strcmp(s, "0") == 0)
             *(int *)v->dest = 0;

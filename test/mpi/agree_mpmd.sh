@@ -4,7 +4,7 @@
 # results (the programs check every call against PMPI), one error line from
 # rank 0 names what each rank saw, and the statistics of both ranks show the
 # common fallback.
-#   sh test/mpi/agree_mpmd.sh [CASE...]   cases: table warm force mode var same
+#   sh test/mpi/agree_mpmd.sh [CASE...]   cases: table warm force mode var three same
 name=agree_mpmd
 . test/mpi/script.sh
 export MPIR_CVAR_CH4_SHM_POLL_BATCH_SIZE=${MPIR_CVAR_CH4_SHM_POLL_BATCH_SIZE:-1}
@@ -114,13 +114,25 @@ case_var() {
     done
 }
 
+case_three() {
+    # three ranks, the middle one without the table: ranks grouped in the line
+    rm -f "$d"/s.*
+    timeout 120 $MPIEXEC -genv HYTUNE_STATS "$d/s.%r" -n 1 -env HYTUNE_TABLE "$tab" \
+        "$B/test/mpi/test_core_pass" quick : -n 1 "$B/test/mpi/test_core_pass" quick : \
+        -n 1 -env HYTUNE_TABLE "$tab" "$B/test/mpi/test_core_pass" quick >"$d/out" 2>&1 ||
+        fail "the launch did not finish cleanly (exit $?)"
+    one_error "HYTUNE_TABLE differs between ranks: ranks 0,2: table $tab (rules checksum " \
+        "; rank 1: unset; every rank continues"
+    for r in 0 1 2; do json $r 'j["table"] is None'; done
+}
+
 case_same() {
     # per-rank variables may differ: no error
     mpmd test_core_pass quick "-env HYTUNE_LOG error" "-env HYTUNE_LOG warn"
     ! grep -q '^hytune\[' "$d/out" || fail "HYTUNE_LOG may differ between ranks"
 }
 
-cases=${*:-table warm force mode var same}
+cases=${*:-table warm force mode var three same}
 for c in $cases; do
     "case_$c"
     echo "$name: $c ok"

@@ -8,6 +8,7 @@
 #include "src/hyt.h"
 #include "test/check.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,7 +81,8 @@ static int cfg_is_default(void)
                a->log_all_ranks == d->log_all_ranks && a->hot_calls == d->hot_calls &&
                a->probe_calls == d->probe_calls && a->probe_min_gain == d->probe_min_gain &&
                a->drift_interval == d->drift_interval && a->node_hw == d->node_hw &&
-               a->network_file == d->network_file && a->warm_start == d->warm_start;
+               a->network_file == d->network_file && a->warm_start == d->warm_start &&
+               a->stats_signals == d->stats_signals;
     for (int c = 0; c < HYT_NCOLL; c++)
         same &= a->force[c] == d->force[c];
     return same;
@@ -104,6 +106,9 @@ static void test_bad_values(void)
         {"HYTUNE_LOG_TOPICS=", "core,table,alg,topo,online,tune"},
         {"HYTUNE_LOG_TOPICS=,", "core,table,alg,topo,online,tune"},
         {"HYTUNE_LOG_RANKS=1", "0|all"},
+        {"HYTUNE_STATS_SIGNALS=TERM,KILL", "none|TERM,INT,HUP,USR1,USR2,XCPU"},
+        {"HYTUNE_STATS_SIGNALS=", "none|TERM,INT,HUP,USR1,USR2,XCPU"},
+        {"HYTUNE_STATS_SIGNALS=term", "none|TERM,INT,HUP,USR1,USR2,XCPU"},
         {"HYTUNE_HOT_CALLS=0", "1..1000000000"},
         {"HYTUNE_HOT_CALLS=1000000001", "1..1000000000"},
         {"HYTUNE_HOT_CALLS=12x", "1..1000000000"},
@@ -180,6 +185,13 @@ static void test_valid_values(void)
     const char *all_topics[] = {"HYTUNE_LOG_TOPICS=all", NULL};
     CHECK(run_env(all_topics) == 0 && hyt_cfg.log_topics == HYT_TOPIC_ALL, "all mask %#x",
           hyt_cfg.log_topics);
+    const char *sigs[] = {"HYTUNE_STATS_SIGNALS=HUP,SIGUSR2,XCPU", NULL};
+    CHECK(run_env(sigs) == 0 &&
+              hyt_cfg.stats_signals == (1u << SIGHUP | 1u << SIGUSR2 | 1u << SIGXCPU),
+          "signals mask %#x", hyt_cfg.stats_signals);
+    const char *no_sigs[] = {"HYTUNE_STATS_SIGNALS=none", NULL};
+    CHECK(run_env(no_sigs) == 0 && hyt_cfg.stats_signals == 0, "none mask %#x",
+          hyt_cfg.stats_signals);
 
     /* numbers at both bounds of their ranges */
     const char *low[] = {"HYTUNE_HOT_CALLS=1", "HYTUNE_PROBE_CALLS=1",
