@@ -74,7 +74,7 @@ variants = {a[0] for a, k in directives["variant"]}
 if variants != {"simgrid", "sanitize"}:
     fail("variants %s, expected simgrid and sanitize" % sorted(variants))
 deps = {a[0]: k for a, k in directives["depends_on"]}
-for need in ("mpi", "hwloc", "json-c", "uthash", "simgrid"):
+for need in ("c", "mpi", "hwloc", "json-c", "uthash", "simgrid"):
     if need not in deps:
         fail("no depends_on(%r)" % need)
 if deps.get("simgrid", {}).get("when") != "+simgrid":

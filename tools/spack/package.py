@@ -23,6 +23,7 @@ class Hytune(AutotoolsPackage):
 
     # MPI provider: MPICH or a derivative whose mpi.h defines MPICH_VERSION
     # (hytune drives MPICH's own algorithm selection; configure refuses others)
+    depends_on("c", type="build")
     depends_on("mpi")
     conflicts("^openmpi", msg="hytune needs MPICH (or an MPICH derivative)")
     conflicts("^spectrum-mpi", msg="hytune needs MPICH (or an MPICH derivative)")
