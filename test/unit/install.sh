@@ -17,7 +17,8 @@ P=$root$prefix
 version=$(cat VERSION)
 major=${version%%.*}
 for f in bin/hytune include/hytune.h lib64/libhytune.a lib64/libhytune.so.$version lib64/pkgconfig/hytune.pc \
-    share/man/man1/hytune.1 share/modulefiles/hytune/$version; do
+    share/man/man1/hytune.1 share/modulefiles/hytune/$version share/doc/hytune/README.md \
+    share/doc/hytune/docs/install.md; do
     [ -f "$P/$f" ] || fail "$prefix/$f not installed"
 done
 [ "$(readlink "$P/lib64/libhytune.so.$major")" = "libhytune.so.$version" ] || fail "libhytune.so.$major is not a link to libhytune.so.$version"
