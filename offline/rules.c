@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,101 @@ out:
     free(pts);
     free(t);
     return nr;
+}
+
+/* ---- the native guard ---- */
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+int hyt_rules_check_sizes(const hyt_tune_rule_t *rules, int nr, int r, uint64_t top,
+                          uint64_t gran, uint64_t *out, int max)
+{
+    if (r < 0 || r >= nr)
+        return 0;
+    uint64_t lo = r == 0 ? gran : (rules[r - 1].bytes_max / gran + 1) * gran;
+    uint64_t hi = rules[r].bytes_max < top ? rules[r].bytes_max : top;
+    if (lo > hi || max < 2)
+        return 0;
+    int n = 0;
+    out[n++] = lo;
+    for (uint64_t p = 1; p < hi && n < max / 2; p *= 2)
+        if (p > lo)
+            out[n++] = p;
+    if (hi != lo)
+        out[n++] = hi;
+    int grid = n; /* geometric means between neighbours: off the grid */
+    for (int i = 0; i + 1 < grid && n < max; i++) {
+        if (out[i + 1] - out[i] <= gran)
+            continue;
+        uint64_t m = round_gran((uint64_t)sqrt((double)out[i] * (double)out[i + 1]), gran);
+        if (m > out[i] && m < out[i + 1])
+            out[n++] = m;
+    }
+    qsort(out, (size_t)n, sizeof *out, cmp_u64);
+    return n;
+}
+
+static int push_rule(hyt_tune_rule_t *out, int n, int max, hyt_tune_rule_t r)
+{
+    if (n > 0 && out[n - 1].alg == r.alg && out[n - 1].k == r.k) { /* merge */
+        out[n - 1].bytes_max = r.bytes_max;
+        out[n - 1].us = r.us;
+        return n;
+    }
+    if (n >= max)
+        return -1;
+    out[n] = r;
+    return n + 1;
+}
+
+int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules_verdict_t *v,
+                           int nv, int native_alg, uint64_t gran, hyt_tune_rule_t *out, int max,
+                           int *changed)
+{
+    int n = 0;
+    *changed = 0;
+    for (int r = 0; r < nr && n >= 0; r++) {
+        int first = -1, last = -1, lost = 0;
+        for (int i = 0; i < nv; i++)
+            if (v[i].rule == r) {
+                if (first < 0)
+                    first = i;
+                last = i;
+                lost |= !v[i].keep;
+            }
+        if (!lost) {
+            n = push_rule(out, n, max, rules[r]);
+            continue;
+        }
+        ++*changed;
+        hyt_tune_rule_t nat = {0, native_alg, 0, -1}, own = rules[r];
+        for (int i = first; i <= last && n >= 0; i++) {
+            if (v[i].rule != r)
+                continue;
+            int j = i + 1; /* the next verdict of this rule */
+            while (j <= last && v[j].rule != r)
+                j++;
+            if (j <= last && v[j].keep == v[i].keep)
+                continue;
+            hyt_tune_rule_t seg = v[i].keep ? own : nat;
+            if (j > last) { /* the rule's last verdict: up to its own bound */
+                seg.bytes_max = rules[r].bytes_max;
+            } else { /* the verdict changes between two check sizes */
+                uint64_t mid = round_gran(v[i].bytes + (v[j].bytes - v[i].bytes) / 2, gran);
+                if (mid < v[i].bytes)
+                    mid = v[i].bytes;
+                if (mid >= v[j].bytes)
+                    mid = v[j].bytes - gran;
+                seg.bytes_max = mid;
+            }
+            seg.us = v[i].keep ? own.us : -1;
+            n = push_rule(out, n, max, seg);
+        }
+    }
+    return n;
 }
 
 /* ---- table JSON ---- */

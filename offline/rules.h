@@ -31,6 +31,36 @@ int hyt_rules_build(hyt_rules_predict_fn predict, void *ctx, int nodes, int ppn,
                     const hyt_al_point_t *cands, int ncand, uint64_t bytes_min,
                     uint64_t bytes_max, uint64_t gran, hyt_tune_rule_t *out, int max);
 
+/* ---- the native guard: a rule replaces the MPI library's own selection
+ * ("native") only where both were measured and it wins beyond the noise ---- */
+
+/* Sizes at which rule r of rules[0..nr) is checked, ascending: its lowest
+ * size (the previous rule's bound + 1 rounded up to gran, or gran), its
+ * highest (its bound, or top for the last rule, top being the largest size
+ * benchmarked), the powers of two between, and between each two of those
+ * more than gran apart their geometric mean (rounded to gran: off the grid).
+ * Returns the count (at most max), 0 if the rule covers no size <= top. */
+int hyt_rules_check_sizes(const hyt_tune_rule_t *rules, int nr, int r, uint64_t top,
+                          uint64_t gran, uint64_t *out, int max);
+
+/* A rule's verdict at one check size: 1 where its candidate won against
+ * native (kept), 0 where native is kept. */
+typedef struct hyt_rules_verdict {
+    int rule;        /* index into the rules it was checked for */
+    uint64_t bytes;  /* check size */
+    int keep;
+} hyt_rules_verdict_t;
+
+/* Rewrite rules with the verdicts (ascending bytes within each rule):
+ * within a checked rule's range, sizes nearer (arithmetic midpoint, rounded
+ * to gran) a native verdict than a kept one take native (native_alg, k 0);
+ * unchecked rules stay; equal neighbours are merged.  Writes at most max
+ * rules to out (out may not alias rules); returns the count, or -1.
+ * *changed: the rules that lost at least one size to native. */
+int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules_verdict_t *v,
+                           int nv, int native_alg, uint64_t gran, hyt_tune_rule_t *out, int max,
+                           int *changed);
+
 /* ---- the hytune table (format 1, read by src/table.c) ---- */
 typedef struct hyt_tune_set {
     int nodes, ppn;               /* the shape the rules were built for */

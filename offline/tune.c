@@ -69,6 +69,7 @@ typedef struct tune_opts {
     int job_shape_only;       /* --shapes job: tune only the job's own shape */
     int forest_depth, forest_min_leaf, forest_trees; /* 0: the forest's defaults */
     uint64_t mem_limit;       /* --mem-limit bytes (0: a share of the node's memory) */
+    int no_guard;             /* --no-native-guard: rules replace native unchecked */
 } tune_opts_t;
 
 static void usage(FILE *f)
@@ -125,6 +126,10 @@ static void usage(FILE *f)
             "                     of a node may take (suffix K/M/G; default 25%% of the\n"
             "                     node's memory; under SimGrid all ranks count, they\n"
             "                     share one process); larger sizes are not benchmarked\n"
+            "  --no-native-guard  write rules that replace native (the MPI library's own\n"
+            "                     selection) without measuring both at their sizes (by\n"
+            "                     default a rule is kept only where it wins by more than\n"
+            "                     the noise, at least 3%%)\n"
             "  --no-parallel      benchmark one point at a time even when network\n"
             "                     groups are known (default: points of a batch run at\n"
             "                     once on disjoint groups)\n"
@@ -233,6 +238,10 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             return 1;
         if (!strcmp(a, "--exhaustive")) {
             o->exhaustive = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-native-guard")) {
+            o->no_guard = 1;
             continue;
         }
         if (!strcmp(a, "--shapes")) {
@@ -883,9 +892,10 @@ static double timed_call(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, int att
 /* One attempt at a point: its time in us, or -1 if a call failed; *cut: it
  * was recorded after its second call, slower than cut_us (racing). */
 static double bench_attempt(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, double budget,
-                            double cut_us, int attempt, int *cut)
+                            double cut_us, int attempt, int *cut, double *spread)
 {
     *cut = 0;
+    *spread = 0;
     double reps[HYT_BENCH_MAX_REPS];
     double first = timed_call(a, cd, comm, attempt, 0);
     if (first < 0 || first > budget) /* too slow to repeat: recorded as measured once */
@@ -909,10 +919,13 @@ static double bench_attempt(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, doub
         reps[n++] = t;
         spent += t;
     }
-    return median(reps, n) * 1e6;
+    double med = median(reps, n); /* sorts reps */
+    /* half the interquartile range over the median: the repetitions' noise */
+    *spread = med > 0 ? 0.5 * (reps[(3 * n) / 4] - reps[n / 4]) / med : 0;
+    return med * 1e6;
 }
 
-/* One point's benchmark, in the form a round reduces (MPI_MAX over 5
+/* One point's benchmark, in the form a round reduces (MPI_MAX over 6
  * doubles per point: the point's ranks agree, the others give zeros). */
 typedef struct point_result {
     double us;     /* its time in us; 0 if it failed */
@@ -920,8 +933,9 @@ typedef struct point_result {
     double tries;  /* attempts made: a failed attempt is retried once */
     double failed; /* 1: the retry failed too (the point is skipped) */
     double cut;    /* 1: recorded after its second call, slower than its cut_us */
+    double spread; /* relative half interquartile range of its repetitions */
 } point_result_t;
-_Static_assert(sizeof(point_result_t) == 5 * sizeof(double), "reduced as 5 doubles");
+_Static_assert(sizeof(point_result_t) == 6 * sizeof(double), "reduced as 6 doubles");
 
 /* After a point: the scratch its candidate left on comm (and on the leader
  * communicator of a composition) is freed, so no rank carries one point's
@@ -966,7 +980,7 @@ static point_result_t bench_point(const hyt_al_point_t *pt, const cand_t *cd, MP
         PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
         for (int attempt = 0; attempt < 2 && us < 0; attempt++) {
             int cut;
-            us = bench_attempt(&a, cd, comm, budget, cut_us, attempt, &cut);
+            us = bench_attempt(&a, cd, comm, budget, cut_us, attempt, &cut, &r.spread);
             r.tries = attempt + 1;
             r.cut = cut;
         }
@@ -1082,7 +1096,7 @@ static void sub_cache_free(void)
 
 /* All ranks: run one round (broadcast from rank 0), results reduced to rank 0. */
 static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t *rp, int n, double budget,
-                     bufs_t *b, double *us, double *cost, int *tries, int *cut)
+                     bufs_t *b, double *us, double *cost, int *tries, int *cut, double *spread)
 {
     PMPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (n <= 0)
@@ -1107,13 +1121,15 @@ static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t 
     }
     if (owned && sub != MPI_COMM_NULL)
         PMPI_Comm_free(&sub);
-    PMPI_Reduce(mine, all, 5 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(mine, all, 6 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (hyt_world_rank == 0)
         for (int i = 0; i < n; i++) {
             us[i] = all[i].failed > 0 ? -1 : all[i].us;
             cost[i] = all[i].cost;
             tries[i] = (int)all[i].tries;
             cut[i] = all[i].cut > 0;
+            if (spread)
+                spread[i] = all[i].spread;
         }
     free(mine);
     free(all);
@@ -1129,6 +1145,10 @@ typedef struct coll_state {
     hyt_al_t *al;
     int retried;        /* points that failed once and succeeded on the retry */
     int cut;            /* points recorded after their second call (racing) */
+    /* rank 0: the rules of each shape (j->shapes order), after the native guard */
+    hyt_tune_rule_t (*rules)[MAX_RULES];
+    int nrules[64];
+    double guard_cost;  /* benchmark seconds of the native guard's points */
 } coll_state_t;
 
 /* Rank 0: say which points needed their retry, and which failed twice. */
@@ -1199,7 +1219,11 @@ static void warm_start(coll_state_t *cs, const hyt_oracle_t *o)
     }
 }
 
-/* Rank 0's loop for one collective; other ranks follow in run_round. */
+static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes);
+static void native_guard(const tune_opts_t *t, const job_t *j, coll_state_t *cs, bufs_t *b);
+
+/* Rank 0's loop for one collective; other ranks follow in run_round.  Then
+ * the rules, checked against native (native_guard). */
 static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs, bufs_t *b,
                           double deadline, FILE *dump)
 {
@@ -1221,7 +1245,7 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
         for (int r = 0; r < nr; r++) {
             int m = round_end[r] - done;
             run_round(j, cs->cands, cs->ncand, rp + done, m, t->point_budget, b, us + done, cost + done,
-                      tries + done, cut + done);
+                      tries + done, cut + done, NULL);
             done = round_end[r];
         }
         for (int i = 0; i < n; i++)
@@ -1235,6 +1259,8 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
         if (rc < 0 || (rc == 1 && !t->exhaustive))
             break;
     }
+    if (build_rules(j, cs, t->max_bytes) == 0 && !t->no_guard)
+        native_guard(t, j, cs, b);
     int zero = 0;
     PMPI_Bcast(&zero, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return 0;
@@ -1243,8 +1269,18 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
 static void tune_coll_follow(const job_t *j, coll_state_t *cs, double budget, bufs_t *b)
 {
     round_pt_t rp[1024];
-    while (run_round(j, cs->cands, cs->ncand, rp, 0, budget, b, NULL, NULL, NULL, NULL) > 0)
+    while (run_round(j, cs->cands, cs->ncand, rp, 0, budget, b, NULL, NULL, NULL, NULL, NULL) > 0)
         ;
+}
+
+/* The largest size of the grid at a shape (the memory limit may cut it). */
+static uint64_t shape_top(const coll_state_t *cs, int nodes, int ppn)
+{
+    uint64_t top = coll_gran(cs->c);
+    for (int g = 0; g < cs->ngrid; g++)
+        if (cs->grid[g].nodes == nodes && cs->grid[g].ppn == ppn && cs->grid[g].bytes > top)
+            top = cs->grid[g].bytes;
+    return top;
 }
 
 /* The model's prediction, with candidates that cannot run at a point's shape
@@ -1263,6 +1299,124 @@ static int predict_valid(void *ctx, const hyt_al_point_t *pts, int n, double *us
             us[i] = 1e30;
     }
     return rc;
+}
+
+/* Rank 0: the rules of every shape from the model, up to the largest size
+ * benchmarked at that shape (the memory limit may stop below --max-bytes;
+ * the last rule has no bound).  0, or -1. */
+static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes)
+{
+    if (!cs->rules && !(cs->rules = calloc(64, sizeof *cs->rules)))
+        return -1;
+    hyt_al_point_t cp[256];
+    for (int s = 0; s < j->nshapes; s++) {
+        int nodes = j->shapes[s][0], ppn = j->shapes[s][1], nc = 0;
+        for (int q = 0; q < cs->ncand; q++)
+            if (cand_ok(&cs->cands[q], cs->c, nodes, ppn, max_bytes))
+                cp[nc++] = (hyt_al_point_t){.alg = cs->cands[q].cat, .k = cs->cands[q].k};
+        cs->nrules[s] = hyt_rules_build(predict_valid, cs, nodes, ppn, cp, nc, coll_gran(cs->c),
+                                        shape_top(cs, nodes, ppn), coll_gran(cs->c),
+                                        cs->rules[s], MAX_RULES);
+        if (cs->nrules[s] < 1)
+            return -1;
+    }
+    return 0;
+}
+
+/* The native guard: a rule that replaces "native" (the MPI library's own
+ * selection) is kept only where both were measured, at the rule's sizes
+ * (hyt_rules_check_sizes: its edges, the powers of two between and sizes
+ * off the grid between those), and it wins by more than the noise: its
+ * median below native's by more than max(HYT_GUARD_MARGIN, the sum of both
+ * points' relative spreads); elsewhere native is written.  Check points are
+ * never cut.  All ranks run the rounds (tune_coll_follow). */
+#define HYT_GUARD_MARGIN 0.03
+#define GUARD_MAX 4096
+static void native_guard(const tune_opts_t *t, const job_t *j, coll_state_t *cs, bufs_t *b)
+{
+    int nat = -1;
+    for (int q = 0; q < cs->ncand; q++)
+        if ((cs->cands[q].alg->flags & HYT_ALG_NATIVE) && cs->cands[q].mpich < 0)
+            nat = cs->cands[q].cat;
+    if (nat < 0)
+        return;
+    uint64_t gran = coll_gran(cs->c), sz[64];
+    hyt_al_point_t *pts = malloc(GUARD_MAX * sizeof *pts);
+    int *owner = malloc(GUARD_MAX * sizeof *owner); /* shape * MAX_RULES + rule */
+    round_pt_t *rp = malloc(1024 * sizeof *rp);
+    double *us = malloc(GUARD_MAX * sizeof *us), *sp = malloc(GUARD_MAX * sizeof *sp);
+    hyt_rules_verdict_t *v = malloc(GUARD_MAX / 2 * sizeof *v);
+    hyt_tune_rule_t *tmp = malloc(MAX_RULES * sizeof *tmp);
+    int n = 0, checked = 0, changed = 0, native_sizes = 0;
+    if (!pts || !owner || !rp || !us || !sp || !v || !tmp)
+        goto out;
+    for (int s = 0; s < j->nshapes; s++) {
+        int nodes = j->shapes[s][0], ppn = j->shapes[s][1];
+        for (int r = 0; r < cs->nrules[s]; r++) {
+            const hyt_tune_rule_t *ru = &cs->rules[s][r];
+            if (ru->alg == nat)
+                continue;
+            int m = hyt_rules_check_sizes(cs->rules[s], cs->nrules[s], r,
+                                          shape_top(cs, nodes, ppn), gran, sz, 64);
+            checked += m > 0;
+            for (int i = 0; i < m && n + 2 <= GUARD_MAX; i++) {
+                owner[n] = owner[n + 1] = s * MAX_RULES + r;
+                pts[n++] = (hyt_al_point_t){nodes, ppn, sz[i], ru->alg, ru->k};
+                pts[n++] = (hyt_al_point_t){nodes, ppn, sz[i], nat, 0};
+            }
+        }
+    }
+    /* measure: rounds of at most 1024 points, no racing */
+    double cost[1024];
+    int round_end[1024], tries[1024], cut[1024];
+    for (int done = 0; done < n;) {
+        int m = n - done < 1024 ? n - done : 1024;
+        int nr = plan_rounds(j, cs->al, pts + done, m, rp, round_end), at = 0;
+        for (int i = 0; i < m; i++)
+            rp[i].cut_us = HUGE_VAL;
+        for (int r = 0; r < nr; r++) {
+            run_round(j, cs->cands, cs->ncand, rp + at, round_end[r] - at, t->point_budget, b,
+                      us + done + at, cost + at, tries + at, cut + at, sp + done + at);
+            at = round_end[r];
+        }
+        for (int i = 0; i < m; i++) {
+            pts[done + i] = rp[i].pt; /* planned order */
+            cs->guard_cost += cost[i];
+        }
+        done += m;
+    }
+    /* verdicts per shape, then the rules rewritten */
+    for (int s = 0; s < j->nshapes; s++) {
+        int nv = 0, ch = 0;
+        for (int i = 0; i + 1 < n; i += 2) {
+            if (owner[i] / MAX_RULES != s)
+                continue;
+            double tc = us[i], tn = us[i + 1];
+            double margin = fmax(HYT_GUARD_MARGIN, sp[i] + sp[i + 1]);
+            int keep = tn < 0 || (tc >= 0 && tc < tn * (1 - margin));
+            v[nv++] = (hyt_rules_verdict_t){owner[i] % MAX_RULES, pts[i].bytes, keep};
+            native_sizes += !keep;
+        }
+        int nr = hyt_rules_apply_native(cs->rules[s], cs->nrules[s], v, nv, nat, gran, tmp,
+                                        MAX_RULES, &ch);
+        if (nr > 0) {
+            memcpy(cs->rules[s], tmp, (size_t)nr * sizeof *tmp);
+            cs->nrules[s] = nr;
+            changed += ch;
+        }
+    }
+    fprintf(stderr, "tune: %s: native guard: %d rules replace native, measured against it at %d "
+            "sizes (%d points, %.3f s); native kept at %d sizes, %d rules changed\n",
+            hyt_coll_name((hyt_coll_t)cs->c), checked, n / 2, n, cs->guard_cost, native_sizes,
+            changed);
+out:
+    free(pts);
+    free(owner);
+    free(rp);
+    free(us);
+    free(sp);
+    free(v);
+    free(tmp);
 }
 
 /* The MPICH selection file of the rules (rank 0). */
@@ -1314,11 +1468,9 @@ static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, i
 {
     hyt_tune_coll_t colls[MAX_COLLS];
     hyt_tune_set_t *sets = calloc((size_t)ncs * 64, sizeof *sets);
-    hyt_tune_rule_t *rules = calloc((size_t)ncs * 64 * MAX_RULES, sizeof *rules);
     const char **names = calloc((size_t)ncs * 256, sizeof *names);
-    hyt_al_point_t *cp = calloc(256, sizeof *cp);
     int rc = -1;
-    if (!sets || !rules || !names || !cp)
+    if (!sets || !names)
         goto out;
     for (int i = 0; i < ncs; i++) {
         colls[i].name = hyt_coll_name((hyt_coll_t)cs[i].c);
@@ -1328,26 +1480,10 @@ static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, i
         for (int q = 0; q < cs[i].ncand; q++)
             names[i * 256 + cs[i].cands[q].cat] = cs[i].cands[q].alg->name;
         for (int s = 0; s < j->nshapes; s++) {
-            int nodes = j->shapes[s][0], ppn = j->shapes[s][1], nc = 0;
-            for (int q = 0; q < cs[i].ncand; q++)
-                if (cand_ok(&cs[i].cands[q], cs[i].c, nodes, ppn, t->max_bytes))
-                    cp[nc++] = (hyt_al_point_t){.alg = cs[i].cands[q].cat, .k = cs[i].cands[q].k};
-            /* rules up to the largest size benchmarked at this shape (the
-             * memory limit may stop below --max-bytes); the last rule has
-             * no bound */
-            uint64_t top = coll_gran(cs[i].c);
-            for (int g = 0; g < cs[i].ngrid; g++)
-                if (cs[i].grid[g].nodes == nodes && cs[i].grid[g].ppn == ppn &&
-                    cs[i].grid[g].bytes > top)
-                    top = cs[i].grid[g].bytes;
-            hyt_tune_rule_t *r = rules + ((size_t)i * 64 + (size_t)colls[i].nsets) * MAX_RULES;
-            int nr = hyt_rules_build(predict_valid, &cs[i], nodes, ppn, cp, nc,
-                                     coll_gran(cs[i].c), top, coll_gran(cs[i].c), r,
-                                     MAX_RULES);
-            if (nr < 1)
+            if (!cs[i].rules || cs[i].nrules[s] < 1)
                 goto out;
-            sets[i * 64 + colls[i].nsets++] =
-                (hyt_tune_set_t){nodes, ppn, nr, r, names + i * 256};
+            sets[i * 64 + colls[i].nsets++] = (hyt_tune_set_t){
+                j->shapes[s][0], j->shapes[s][1], cs[i].nrules[s], cs[i].rules[s], names + i * 256};
         }
     }
     char ver[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown";
@@ -1370,9 +1506,7 @@ static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, i
         rc = write_mpich_json(t, cs, ncs, colls);
 out:
     free(sets);
-    free(rules);
     free(names);
-    free(cp);
     return rc;
 }
 
@@ -1544,7 +1678,7 @@ static int mpi_main(const tune_opts_t *t)
             hyt_al_status(cs[i].al, &st);
             iters += st.iterations;
             points += st.points;
-            bench_s += st.cost_s;
+            bench_s += st.cost_s + cs[i].guard_cost;
             failed += st.failed;
             retried += cs[i].retried;
             ncut += cs[i].cut;
@@ -1557,6 +1691,7 @@ static int mpi_main(const tune_opts_t *t)
     for (int i = 0; cs && i < t->ncolls; i++) {
         hyt_al_free(cs[i].al);
         free(cs[i].grid);
+        free(cs[i].rules);
     }
     free(cs);
     free(b.s);

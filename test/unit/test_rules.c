@@ -403,6 +403,46 @@ static void test_cut(void)
     hyt_al_free(run[1]);
 }
 
+/* The native guard's pieces: the sizes a rule is checked at, and the rules
+ * rewritten from the verdicts. */
+static void test_native_guard(void)
+{
+    /* native (alg 0) up to 1024, then alg 3 k 4 up to 6144, then alg 5 */
+    hyt_tune_rule_t r[3] = {{1024, 0, 0, 1}, {6144, 3, 4, 2}, {UINT64_MAX, 5, 0, 3}};
+    uint64_t sz[64];
+    int n = hyt_rules_check_sizes(r, 3, 1, 1 << 20, 4, sz, 64);
+    /* edges 1028 and 6144, powers 2048 and 4096, geometric means between */
+    uint64_t want[] = {1028, 1452, 2048, 2896, 4096, 5016, 6144};
+    CHECK(n == 7, "check sizes: %d", n);
+    for (int i = 0; i < n && i < 7; i++)
+        CHECK(sz[i] == want[i], "check size %d: %llu, want %llu", i, (unsigned long long)sz[i],
+              (unsigned long long)want[i]);
+    /* the last rule is checked up to top (16 KiB here), not beyond */
+    n = hyt_rules_check_sizes(r, 3, 2, 16384, 4, sz, 64);
+    CHECK(n >= 3 && sz[0] == 6148 && sz[n - 1] == 16384, "last rule: %d sizes, %llu..%llu", n,
+          (unsigned long long)sz[0], (unsigned long long)sz[n ? n - 1 : 0]);
+    CHECK(hyt_rules_check_sizes(r, 3, 2, 4096, 4, sz, 64) == 0, "a rule above top is not checked");
+    /* rule 1 loses at its two smallest sizes, rule 2 everywhere: native up to the
+     * midpoint between 1452 and 2048 (1752), rule 1 to 6144, native beyond */
+    hyt_rules_verdict_t v[] = {{1, 1028, 0}, {1, 1452, 0}, {1, 2048, 1}, {1, 6144, 1},
+                               {2, 6148, 0}, {2, 16384, 0}};
+    hyt_tune_rule_t out[8];
+    int changed = -1;
+    n = hyt_rules_apply_native(r, 3, v, 6, 0, 4, out, 8, &changed);
+    CHECK(n == 3 && changed == 2, "rewritten: %d rules, %d changed", n, changed);
+    CHECK(n == 3 && out[0].alg == 0 && out[0].bytes_max == 1752 && out[1].alg == 3 &&
+              out[1].k == 4 && out[1].bytes_max == 6144 && out[2].alg == 0 &&
+              out[2].bytes_max == UINT64_MAX,
+          "rules: %llu/%d %llu/%d %llu/%d", (unsigned long long)out[0].bytes_max, out[0].alg,
+          (unsigned long long)out[1].bytes_max, out[1].alg, (unsigned long long)out[2].bytes_max,
+          out[2].alg);
+    /* every verdict kept: the rules are unchanged */
+    for (int i = 0; i < 6; i++)
+        v[i].keep = 1;
+    n = hyt_rules_apply_native(r, 3, v, 6, 0, 4, out, 8, &changed);
+    CHECK(n == 3 && changed == 0 && !memcmp(out, r, sizeof r), "all kept: %d rules", n);
+}
+
 int main(void)
 {
     test_active();
@@ -410,6 +450,7 @@ int main(void)
     test_failed_points();
     test_rules_exact();
     test_midpoint();
+    test_native_guard();
     test_table();
     return check_done("test_rules");
 }
