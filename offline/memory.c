@@ -24,7 +24,7 @@
 
 static int blocks_per_rank(hyt_coll_t c)
 {
-    return c == HYT_COLL_ALLGATHER || c == HYT_COLL_ALLTOALL || c == HYT_COLL_REDUCE_SCATTER_BLOCK;
+    return (hyt_coll_props(c) & HYT_CP_BLOCK) != 0;
 }
 
 uint64_t hyt_mem_buffer(hyt_coll_t c, uint64_t bytes, int p)

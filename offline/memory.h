@@ -13,8 +13,8 @@
 #define HYT_MEM_DEFAULT_SHARE 0.25
 
 /* Bytes of each of the two benchmark buffers (send, receive) of collective c
- * at selection size bytes on p ranks: p blocks for allgather, alltoall and
- * reduce_scatter_block, one message otherwise. */
+ * at selection size bytes on p ranks: p blocks for collectives moving one
+ * block per rank (HYT_CP_BLOCK), one message otherwise. */
 uint64_t hyt_mem_buffer(hyt_coll_t c, uint64_t bytes, int p);
 
 /* Upper bound of the scratch one rank of candidate (alg, k) allocates in a

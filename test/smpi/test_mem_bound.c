@@ -29,7 +29,10 @@ int main(int argc, char **argv)
     static const uint64_t sizes[] = {4, 4096, 256 << 10};
     for (int i = 0; i < hyt_nalgs; i++) {
         const hyt_alg_t *alg = &hyt_algs[i];
-        if (!hyt_coll_tunable(alg->coll)) /* the tuner benchmarks only these */
+        /* collectives whose call the tuner's buffers describe (no per-rank
+         * counts, no topology communicator, data to move) */
+        if (!hyt_coll_tunable(alg->coll) ||
+            (hyt_coll_props(alg->coll) & (HYT_CP_VECTOR | HYT_CP_NEIGHBOR | HYT_CP_NO_COUNT)))
             continue;
         int ks[] = {1, 2, 4, 8, p}, nk = hyt_alg_has_radix(alg) ? 5 : 1;
         for (int q = 0; q < nk; q++) {
