@@ -16,7 +16,9 @@
 #define HYT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HYT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define HYT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define HYT_INLINE inline __attribute__((always_inline)) /* on the per-call path */
 #else
+#define HYT_INLINE inline
 #define HYT_LIKELY(x) (x)
 #define HYT_UNLIKELY(x) (x)
 #define HYT_PRINTF(a, b)
@@ -444,6 +446,8 @@ int hyt_pass_end(const hyt_pass_t *t, int rc, const MPI_Request *req);
  * request up only when it is not 0. */
 extern int hyt_req_live;
 void hyt_req_add(MPI_Request r, hyt_key_t *key, double t0, int persistent);
+/* Drop r's entry (request freed, or completed where hytune cannot see it). */
+void hyt_req_forget(MPI_Request r);
 /* Point entries of key old at key new (NULL: drop them): keys merged or freed. */
 void hyt_req_rekey(const hyt_key_t *old, hyt_key_t *new_key);
 void hyt_req_clear(void);

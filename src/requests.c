@@ -112,6 +112,13 @@ void hyt_req_add(MPI_Request r, hyt_key_t *key, double t0, int persistent)
                       .active = !persistent});
 }
 
+void hyt_req_forget(MPI_Request r)
+{
+    req_entry_t *e = find(r);
+    if (e)
+        erase(e);
+}
+
 void hyt_req_rekey(const hyt_key_t *old, hyt_key_t *new_key)
 {
     if (!hyt_req_live)
@@ -340,8 +347,6 @@ int MPI_Request_free(MPI_Request *request)
 {
     if (HYT_LIKELY(!hyt_req_live))
         return PMPI_Request_free(request);
-    req_entry_t *e = find(*request);
-    if (e)
-        erase(e);
+    hyt_req_forget(*request);
     return PMPI_Request_free(request);
 }

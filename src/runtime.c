@@ -28,7 +28,7 @@ extern MPI_Comm hyt_comm_last_comm;
 extern hyt_comm_t *hyt_comm_last_ctx;
 
 /* The body of hyt_pmpi_call, inlined into the per-call path. */
-static inline int pmpi_call(const hyt_args_t *a)
+static HYT_INLINE int pmpi_call(const hyt_args_t *a)
 {
     switch (a->coll) {
     case HYT_COLL_ALLREDUCE:
@@ -232,7 +232,7 @@ static int root_side(const hyt_args_t *a, const hyt_comm_t *ctx)
 
 /* The size of a call of any collective (hyt_args_t.bytes) and its largest
  * block.  The six original collectives take the first branch. */
-static inline size_t selection_size(const hyt_args_t *a, hyt_comm_t *ctx, size_t *block)
+static HYT_INLINE size_t selection_size(const hyt_args_t *a, hyt_comm_t *ctx, size_t *block)
 {
     MPI_Count count = a->large ? a->ccount : a->count;
     MPI_Count scount = a->large ? a->cscount : a->scount;
