@@ -35,7 +35,8 @@ if [ "$kind" = mpich ] || [ "$kind" = fortran ]; then
         HYTUNE_STATS=$d/stats $MPIEXEC -n "$np" "$B/test/mpi/test_core_entries" >"$d/out" ||
             { cat "$d/out"; exit 1; }
     else
-        fc=$(command -v mpif90.mpich || command -v mpif90) || { echo "entries_run: no mpif90"; exit 1; }
+        fc=${MPIF90:-$(sed -n 's/^MPIF90 = //p' "$top/config.mk")}
+        [ -n "$fc" ] || { echo "entries_run: configure found no MPICH mpif90 (MPIF90=... ./configure)"; exit 1; }
         "$fc" -O1 -ffree-line-length-none "$top/test/mpi/entries_fortran.F90" -o "$d/prog" ||
             exit 1
         $MPIEXEC -n "$np" -genv LD_PRELOAD "$B/lib/libhytune.so" -genv HYTUNE_STATS "$d/stats" \
