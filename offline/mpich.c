@@ -76,7 +76,8 @@ int hyt_mpich_alg_ok(hyt_coll_t c, const char *name, int nodes, int ppn, uint64_
     if ((c == HYT_COLL_ALLREDUCE && !strcmp(name, "reduce_scatter_allgather")) ||
         (c == HYT_COLL_REDUCE && !strcmp(name, "reduce_scatter_gather")))
         return count >= (uint64_t)pof2_below(p);
-    if (c == HYT_COLL_ALLTOALL && !strcmp(name, "pairwise_sendrecv_replace"))
+    if ((c == HYT_COLL_ALLTOALL || c == HYT_COLL_ALLTOALLV) &&
+        !strcmp(name, "pairwise_sendrecv_replace"))
         return 0; /* in place only; the benchmark is not */
     if (c == HYT_COLL_REDUCE_SCATTER_BLOCK && !strcmp(name, "noncommutative"))
         return is_pof2(p);

@@ -757,12 +757,17 @@ static int job_init(job_t *j, int job_only, int no_parallel)
 typedef struct bufs {
     void *s, *r;
     size_t len;
+    int *v, vp; /* v-variants: counts and displacements of vp ranks */
 } bufs_t;
 
 static int bench_args(int c, uint64_t bytes, int p, bufs_t *b, hyt_args_t *a)
 {
     int red = hyt_coll_has_op((hyt_coll_t)c);
     size_t blk = (size_t)bytes, need = (size_t)hyt_mem_buffer((hyt_coll_t)c, bytes, p);
+    size_t unit = red ? 4 : 1, per = (blk / unit + (size_t)p - 1) / (size_t)p;
+    int vec = (hyt_coll_props((hyt_coll_t)c) & HYT_CP_VECTOR) != 0;
+    if (vec && per * (size_t)p * unit > need)
+        need = per * (size_t)p * unit; /* whole elements on every rank */
     /* exactly this point's size: a rank keeps no larger buffers than the
      * point it runs needs (the memory bound counts one point's need) */
     if (need != b->len) {
@@ -774,6 +779,7 @@ static int bench_args(int c, uint64_t bytes, int p, bufs_t *b, hyt_args_t *a)
         if (!b->s || !b->r) {
             free(b->s);
             free(b->r);
+            free(b->v);
             *b = (bufs_t){0};
             return -1;
         }
@@ -790,6 +796,28 @@ static int bench_args(int c, uint64_t bytes, int p, bufs_t *b, hyt_args_t *a)
     a->scount = a->count;
     a->op = MPI_SUM;
     a->root = 0;
+    /* gather, scatter: blk per rank; the v-variants: even blocks of the
+     * selection size (allgatherv, reduce_scatter: the total of all blocks;
+     * alltoallv: what a rank sends in all, see hyt_args_t), rounded up to
+     * whole elements per rank (the buffers hold p blocks of blk / p) */
+    if (vec) {
+        if (b->vp != p) {
+            free(b->v);
+            b->v = malloc(4 * (size_t)p * sizeof *b->v);
+            b->vp = b->v ? p : 0;
+            if (!b->v)
+                return -1;
+        }
+        for (int i = 0; i < p; i++) {
+            b->v[i] = b->v[2 * p + i] = (int)per;
+            b->v[p + i] = b->v[3 * p + i] = i * (int)per;
+        }
+        a->scounts = b->v;
+        a->sdispls = b->v + p;
+        a->rcounts = b->v + 2 * p;
+        a->rdispls = b->v + 3 * p;
+        a->scount = (int)per;
+    }
     return 0;
 }
 
@@ -1696,6 +1724,7 @@ static int mpi_main(const tune_opts_t *t)
     free(cs);
     free(b.s);
     free(b.r);
+    free(b.v);
     hyt_mpich_finalize();
     sub_cache_free();
     free(j.node_order);
