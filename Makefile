@@ -129,6 +129,9 @@ $(B)/test/mpi/%: test/mpi/%.c $(B)/lib/libhytune.a
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) $(SANITIZE) $(INC) $(DEPFLAGS) $< -o $@ -Wl,--whole-archive $(B)/lib/libhytune.a -Wl,--no-whole-archive $(LIBS)
 
+# the MPI matrix is the SimGrid matrix's source (#include) built for MPICH
+$(B)/test/mpi/coll_matrix_mpi $(B)/test/mpi/coll_matrix_mpi-plain: test/smpi/coll_matrix.c
+
 # the same program without hytune (for LD_PRELOAD runs and reference results)
 $(B)/test/mpi/%-plain: test/mpi/%.c
 	@mkdir -p $(dir $@)

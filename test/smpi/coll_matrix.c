@@ -3,8 +3,19 @@
  * op x root x in-place, each result compared on every rank with the PMPI
  * result of the same call.
  *
- *   coll_matrix [quick|tiny] [ALG-NAME...]
+ *   coll_matrix [quick|tiny] [wildcard] [ALG-NAME...]
  *   (HYT_MATRIX_TIMING=1 prints the CPU time spent per algorithm)
+ *
+ * `wildcard`: the application-interference case, for every registry row
+ * (Alltoall and Reduce_scatter_block included) and every k.  Each rank
+ * posts MPI_Irecv(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD) before the
+ * row and polls MPI_Iprobe on MPI_COMM_WORLD around every call, as a
+ * master-worker code does; after every call the receive must still be
+ * pending and the probe must find nothing.  At the end of the row every
+ * rank sends one tagged message to the next rank, which must be what the
+ * wildcard receive gets.  A kernel sending on the application's
+ * communicator makes the receive take its message: a failure, or a hang
+ * that SimGrid reports as a deadlock and a watchdog (alarm) ends under MPI.
  *
  * Integer results must match byte for byte on the bytes the datatype covers
  * (MPI_DOUBLE sums use integer-valued inputs, so they are exact); bytes in
@@ -25,9 +36,11 @@
 #include "algorithms/algorithms.h"
 #include "test/check.h"
 
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef HYT_TEST_PLAIN
 /* the -plain build has no hytune to test: nothing to compare against */
@@ -243,6 +256,9 @@ typedef struct {
     char *sref, *rref, *salg, *ralg;
     long cases, failures, fallbacks, declined, shown;
     int timing;
+    int wildcard;         /* the application-interference case (see top) */
+    MPI_Request wreq;     /* the pending wildcard receive */
+    int wval;
     hyt_comm_t *ctx;
     /* v-variants: this rank's counts and displacements (elements) */
     int *scounts, *sdispls, *rcounts, *rdispls;
@@ -302,8 +318,9 @@ static void layout(mstate_t *m, const mcase_t *c)
     hyt_coll_t coll = c->alg->coll;
     int p = m->p, me = m->rank, n = c->count;
     m->sspan = m->rspan = n;
-    if (coll == HYT_COLL_ALLGATHER || coll == HYT_COLL_GATHER || coll == HYT_COLL_SCATTER)
-        m->rspan = m->sspan = (long)p * n;
+    if (coll == HYT_COLL_ALLGATHER || coll == HYT_COLL_GATHER || coll == HYT_COLL_SCATTER ||
+        coll == HYT_COLL_ALLTOALL || coll == HYT_COLL_REDUCE_SCATTER_BLOCK)
+        m->rspan = m->sspan = (long)p * n; /* Reduce_scatter_block: the input, in place too */
     if (coll == HYT_COLL_ALLGATHERV || coll == HYT_COLL_REDUCE_SCATTER) {
         for (int i = 0; i < p; i++)
             m->rcounts[i] = vcount(n, i, 0, 0);
@@ -334,6 +351,7 @@ static long result_count(const mstate_t *m, const mcase_t *c)
     case HYT_COLL_REDUCE_SCATTER:
         return m->rcounts[m->rank];
     case HYT_COLL_SCATTER:
+    case HYT_COLL_REDUCE_SCATTER_BLOCK:
         return c->count;
     case HYT_COLL_BARRIER:
         return 0;
@@ -383,6 +401,8 @@ static void prepare(mstate_t *m, const mcase_t *c, long nres, int salt)
             fill(m->rref + (long)m->rank * c->count * t->ext, t, c->count, m->rank, 0, salt);
         else
             fill(m->sref, t, c->count, m->rank, 0, salt);
+    } else if (coll == HYT_COLL_ALLTOALL || coll == HYT_COLL_REDUCE_SCATTER_BLOCK) {
+        fill(c->inplace ? m->rref : m->sref, t, m->sspan, m->rank, 0, salt);
     } else {
         int in_r = c->inplace && (!hyt_coll_has_root(coll) || m->rank == c->root);
         fill(in_r ? m->rref : m->sref, t, c->count, m->rank, 0, salt);
@@ -472,6 +492,79 @@ static void check_barrier(mstate_t *m, const mcase_t *c, hyt_args_t *run)
         report(m, c, "a rank left the barrier before the last one entered", -1);
 }
 
+/* ---- the application's wildcard receive (wildcard mode) ---- */
+#define WILD_TAG 77
+#define WILD_MAGIC 0x5157
+
+/* The receive is still pending and MPI_Iprobe sees nothing on the
+ * application's communicator (polled a few times, as a worker loop does). */
+static void wild_poll(mstate_t *m, const mcase_t *c, const char *when)
+{
+    for (int i = 0; i < 4; i++) {
+        int flag = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+        if (flag) {
+            char what[120];
+            snprintf(what, sizeof what, "MPI_Iprobe %s the call saw a message (source %d tag %d)",
+                     when, st.MPI_SOURCE, st.MPI_TAG);
+            report(m, c, what, -1);
+            break;
+        }
+    }
+    int done = 0;
+    MPI_Status st;
+    MPI_Test(&m->wreq, &done, &st);
+    if (done) {
+        char what[120];
+        snprintf(what, sizeof what, "the wildcard receive was matched %s the call (source %d tag "
+                 "%d)", when, st.MPI_SOURCE, st.MPI_TAG);
+        report(m, c, what, -1);
+        MPI_Irecv(&m->wval, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &m->wreq);
+    }
+}
+
+static void wild_post(mstate_t *m)
+{
+    m->wval = -1;
+    MPI_Irecv(&m->wval, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &m->wreq);
+}
+
+/* Satisfy the receive with the application's own message: from the
+ * previous rank, with its tag and value. */
+static void wild_finish(mstate_t *m, const hyt_alg_t *a)
+{
+    int val = WILD_MAGIC + m->rank, from = (m->rank - 1 + m->p) % m->p;
+    MPI_Request sreq;
+    MPI_Status st;
+    PMPI_Barrier(MPI_COMM_WORLD); /* every rank is done polling the row */
+    MPI_Isend(&val, 1, MPI_INT, (m->rank + 1) % m->p, WILD_TAG, MPI_COMM_WORLD, &sreq);
+    MPI_Wait(&m->wreq, &st);
+    MPI_Wait(&sreq, MPI_STATUS_IGNORE);
+    if (st.MPI_SOURCE != from || st.MPI_TAG != WILD_TAG || m->wval != WILD_MAGIC + from) {
+        mcase_t c = {a, 0, 0, T_INT, 0, 0, 0};
+        char what[160];
+        snprintf(what, sizeof what, "the wildcard receive got source %d tag %d value %d, "
+                 "expected the application's message (source %d tag %d value %d)",
+                 st.MPI_SOURCE, st.MPI_TAG, m->wval, from, WILD_TAG, WILD_MAGIC + from);
+        report(m, &c, what, -1);
+    }
+    PMPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* A call that hangs (its message taken by the wildcard receive) ends the
+ * run with a message instead of the test's time limit. */
+static void wild_alarm(int sig)
+{
+    static const char msg[] = "coll_matrix: FAIL: wildcard case still running after the "
+                              "watchdog's limit: a collective message went to the "
+                              "application's receive\n";
+    (void)sig;
+    if (write(2, msg, sizeof msg - 1) < 0)
+        _exit(3);
+    _exit(3);
+}
+
 static void run_case(mstate_t *m, const mcase_t *c)
 {
     const ttype_t *t = &types[c->type];
@@ -480,7 +573,11 @@ static void run_case(mstate_t *m, const mcase_t *c)
     prepare(m, c, nres, (int)m->cases);
     hyt_args_t ref = args_of(m, c, m->sref, m->rref), run = args_of(m, c, m->salg, m->ralg);
     if (c->alg->coll == HYT_COLL_BARRIER) {
+        if (m->wildcard)
+            wild_poll(m, c, "before");
         check_barrier(m, c, &run);
+        if (m->wildcard)
+            wild_poll(m, c, "after");
         m->cases++;
         return;
     }
@@ -499,9 +596,13 @@ static void run_case(mstate_t *m, const mcase_t *c)
         return;
     }
     hyt_fallback_t fb = HYT_NFB;
+    if (m->wildcard)
+        wild_poll(m, c, "before");
     rc = hyt_run_alg(&run, c->alg, c->k, &fb);
     if (rc != MPI_SUCCESS)
         report(m, c, "algorithm returned an error", rc);
+    if (m->wildcard)
+        wild_poll(m, c, "after");
     /* the fallback decision must be the same everywhere */
     int mm[2] = {(int)fb, -(int)fb}, g[2];
     PMPI_Allreduce(mm, g, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -677,6 +778,27 @@ static budget_t budget_for(int p, int level)
     return (budget_t){1, 0, 2, 0, 0};
 }
 
+/* Wildcard mode: every k at a few counts (and one in-place call), inside
+ * one pending wildcard receive per row. */
+static void run_wild_row(mstate_t *m, const hyt_alg_t *a)
+{
+    int ks[16], nk = k_list(a, m->p, ks);
+    if (m->p == 1 && (a->coll == HYT_COLL_ALLTOALL || a->coll == HYT_COLL_ALLTOALLV)) {
+        /* no reference: MPICH 4.0.2's own MPI_Alltoall(v) on one rank hangs
+         * while the application has a wildcard receive pending */
+        if (m->rank == 0)
+            printf("coll_matrix: skipped %s %s on one rank (PMPI reference hangs)\n",
+                   hyt_coll_name(a->coll), a->name);
+        return;
+    }
+    alarm(120);
+    wild_post(m);
+    for (int i = 0; i < nk; i++)
+        run_counts(m, a, ks[i], 0, 0);
+    wild_finish(m, a);
+    alarm(0);
+}
+
 static void run_alg(mstate_t *m, const hyt_alg_t *a, int level, uint32_t *seed)
 {
     int ks[16], nk = k_list(a, m->p, ks);
@@ -728,6 +850,11 @@ int main(int argc, char **argv)
         level = 2, first = 2;
     else if (argc > 1 && strcmp(argv[1], "tiny") == 0)
         level = 0, first = 2;
+    if (argc > first && strcmp(argv[first], "wildcard") == 0) {
+        m.wildcard = 1;
+        first++;
+        signal(SIGALRM, wild_alarm);
+    }
     types_init();
     PMPI_Op_create(affine_fn, 0, &op_affine);
     probe_ops();
@@ -759,12 +886,16 @@ int main(int argc, char **argv)
         const hyt_alg_t *a = &hyt_algs[i];
         if ((a->flags & HYT_ALG_NATIVE) || !selected(a, argc, argv, first))
             continue;
-        if (a->coll == HYT_COLL_ALLTOALL || a->coll == HYT_COLL_REDUCE_SCATTER_BLOCK)
-            continue; /* they have their own tests */
+        if (!m.wildcard &&
+            (a->coll == HYT_COLL_ALLTOALL || a->coll == HYT_COLL_REDUCE_SCATTER_BLOCK))
+            continue; /* they have their own tests (the wildcard case runs every row) */
         nalg++;
         clock_t c0 = clock();
         long n0 = m.cases;
-        run_alg(&m, a, level, &seed);
+        if (m.wildcard)
+            run_wild_row(&m, a);
+        else
+            run_alg(&m, a, level, &seed);
         if (timing && m.rank == 0) /* process CPU: all simulated ranks together */
             printf("coll_matrix: %s %s: %ld cases, %.2f s cpu\n", hyt_coll_name(a->coll),
                    a->name, m.cases - n0, (double)(clock() - c0) / CLOCKS_PER_SEC),
@@ -775,9 +906,10 @@ int main(int argc, char **argv)
     CHECK(nalg > 0, "no algorithm of the registry was selected");
     CHECK(glob[1] == 0, "%ld failed comparisons (first ones on stderr)", glob[1]);
     if (m.rank == 0)
-        printf("coll_matrix p=%d: %d algorithms, %ld cases, %ld failures, %ld fallbacks "
+        printf("coll_matrix p=%d%s: %d algorithms, %ld cases, %ld failures, %ld fallbacks "
                "(%ld declined by the algorithm), MPI_Wtime %.3f s\n",
-               m.p, nalg, m.cases, glob[1], glob[2] / m.p, glob[3] / m.p, PMPI_Wtime() - t0);
+               m.p, m.wildcard ? " (pending wildcard receive)" : "", nalg, m.cases, glob[1],
+               glob[2] / m.p, glob[3] / m.p, PMPI_Wtime() - t0);
     free(m.scounts);
     free(m.sref);
     free(m.rref);
