@@ -557,6 +557,28 @@ int hyt_al_predict(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *
     return rc;
 }
 
+int hyt_al_spread(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *sd_us)
+{
+    if (!a->fitted || n < 1)
+        return n == 0 ? 0 : -1;
+    double *x = calloc((size_t)n * HYT_AL_NFEAT, sizeof *x),
+           *mu = malloc((size_t)n * sizeof *mu), *var = malloc((size_t)n * sizeof *var);
+    int rc = -1;
+    if (x && mu && var) {
+        for (int i = 0; i < n; i++)
+            hyt_al_features(&pts[i], x + (size_t)i * HYT_AL_NFEAT);
+        rc = hyt_forest_predict(a->forest, x, n, mu, var);
+        /* the model is of log time: a standard deviation s there is a
+         * relative one, exp(mu) * s microseconds */
+        for (int i = 0; rc == 0 && i < n; i++)
+            sd_us[i] = exp(mu[i]) * sqrt(var[i] > 0 ? var[i] : 0);
+    }
+    free(x);
+    free(mu);
+    free(var);
+    return rc;
+}
+
 void hyt_al_status(const hyt_al_t *a, hyt_al_status_t *s)
 {
     s->iterations = a->iterations;

@@ -77,6 +77,8 @@ int hyt_al_update(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us,
 int hyt_al_step(hyt_al_t *a, hyt_al_measure_fn measure, void *ctx);
 
 #define HYT_AL_FAILED_US 1e30
+/* The model's jackknife standard deviation (us) of n points; 0 or -1. */
+int hyt_al_spread(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *sd_us);
 
 /* Racing: a point slower than cut x the best measured time of its group
  * (same shape and size) cannot be that group's choice, so one warm call is

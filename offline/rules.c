@@ -80,13 +80,15 @@ int hyt_rules_build(hyt_rules_predict_fn predict, void *ctx, int nodes, int ppn,
                 nr = -1;
                 goto out;
             }
-            out[nr++] = (hyt_tune_rule_t){m == cur ? mid : s, cands[cur].alg, cands[cur].k, us};
+            out[nr++] = (hyt_tune_rule_t){.bytes_max = m == cur ? mid : s, .alg = cands[cur].alg,
+                                          .k = cands[cur].k, .us = us};
             cur = nxt;
         }
         us = us_next;
         s = s2;
     }
-    out[nr++] = (hyt_tune_rule_t){UINT64_MAX, cands[cur].alg, cands[cur].k, us};
+    out[nr++] = (hyt_tune_rule_t){.bytes_max = UINT64_MAX, .alg = cands[cur].alg, .k = cands[cur].k,
+                                  .us = us};
 out:
     free(pts);
     free(t);
@@ -161,7 +163,7 @@ int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules
             continue;
         }
         ++*changed;
-        hyt_tune_rule_t nat = {0, native_alg, 0, -1}, own = rules[r];
+        hyt_tune_rule_t nat = {.alg = native_alg, .us = -1}, own = rules[r];
         for (int i = first; i <= last && n >= 0; i++) {
             if (v[i].rule != r)
                 continue;
@@ -188,6 +190,96 @@ int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules
     return n;
 }
 
+int hyt_rules_spread_al(void *ctx, const hyt_al_point_t *pts, int n, double *sd_us)
+{
+    return hyt_al_spread((const hyt_al_t *)ctx, pts, n, sd_us);
+}
+
+static int cmp_cand_us(const void *x, const void *y)
+{
+    const hyt_tune_cand_t *a = x, *b = y;
+    return (a->us > b->us) - (a->us < b->us);
+}
+
+/* The largest power of two in [lo, hi], or hi if there is none. */
+static uint64_t rule_size(uint64_t lo, uint64_t hi)
+{
+    uint64_t p = 1;
+    while (p <= hi / 2)
+        p *= 2;
+    return p >= lo ? p : hi;
+}
+
+static int shortlist_one(const hyt_al_point_t *pts, const double *t, const double *sd,
+                         int ncand, const char *const *names, hyt_tune_rule_t *r)
+{
+    int own = -1;
+    for (int c = 0; c < ncand; c++)
+        if (pts[c].alg == r->alg && pts[c].k == r->k)
+            own = c;
+    r->nshort = 0;
+    if (own < 0) /* not a candidate here (a rule the native guard wrote): no shortlist */
+        return 0;
+    double t0 = t[own], s0 = sd ? sd[own] : 0;
+    r->us = t0; /* the rule's own entry: the same size as the others */
+    r->shortlist[0] = (hyt_tune_cand_t){r->alg, r->k, t0, sd ? s0 : -1};
+    r->nshort = 1;
+    hyt_tune_cand_t more[64];
+    int nmore = 0;
+    for (int c = 0; c < ncand; c++) {
+        /* one entry per algorithm name (the MPI library's algorithms are
+         * all "native" in the table): its fastest k */
+        if (!strcmp(names[pts[c].alg], names[r->alg]) || t[c] >= HYT_AL_FAILED_US ||
+            !(t[c] > 0))
+            continue;
+        int j = 0;
+        while (j < nmore && strcmp(names[more[j].alg], names[pts[c].alg]))
+            j++;
+        if (j < nmore && more[j].us <= t[c])
+            continue;
+        double s = sd ? sd[c] : 0;
+        int near = t[c] <= t0 * (1 + HYT_SHORTLIST_MARGIN) || t[c] - s <= t0 + s0;
+        if (!near || (j == nmore && nmore == 64))
+            continue;
+        more[j] = (hyt_tune_cand_t){pts[c].alg, pts[c].k, t[c], sd ? s : -1};
+        if (j == nmore)
+            nmore++;
+    }
+    qsort(more, (size_t)nmore, sizeof *more, cmp_cand_us);
+    for (int j = 0; j < nmore && r->nshort < HYT_TUNE_SHORTLIST; j++)
+        r->shortlist[r->nshort++] = more[j];
+    return 0;
+}
+
+int hyt_rules_shortlist(hyt_rules_predict_fn predict, void *ctx, hyt_rules_spread_fn spread,
+                        void *sctx, int nodes, int ppn, const hyt_al_point_t *cands, int ncand,
+                        const char *const *names, uint64_t bytes_top, hyt_tune_rule_t *rules,
+                        int nr)
+{
+    hyt_al_point_t *pts = malloc((size_t)ncand * sizeof *pts);
+    double *t = malloc((size_t)ncand * sizeof *t), *sd = malloc((size_t)ncand * sizeof *sd);
+    int rc = pts && t && sd ? 0 : -1;
+    for (int i = 0; rc == 0 && i < nr; i++) {
+        uint64_t lo = i ? rules[i - 1].bytes_max + 1 : 1;
+        uint64_t hi = rules[i].bytes_max < bytes_top ? rules[i].bytes_max : bytes_top;
+        uint64_t size = rule_size(lo, hi < lo ? lo : hi);
+        for (int c = 0; c < ncand; c++) {
+            pts[c] = cands[c];
+            pts[c].nodes = nodes;
+            pts[c].ppn = ppn;
+            pts[c].bytes = size;
+        }
+        if (predict(ctx, pts, ncand, t) != 0 ||
+            (spread && spread(sctx, pts, ncand, sd) != 0) ||
+            shortlist_one(pts, t, spread ? sd : NULL, ncand, names, &rules[i]) != 0)
+            rc = -1;
+    }
+    free(pts);
+    free(t);
+    free(sd);
+    return rc;
+}
+
 /* ---- table JSON ---- */
 static int cmp_set(const void *x, const void *y)
 {
@@ -207,6 +299,23 @@ static json_object *rule_json(const hyt_tune_rule_t *r, const char *const *names
         json_object_object_add(o, "k", json_object_new_int(r->k));
     if (r->us >= 0)
         json_object_object_add(o, "predicted_us", json_object_new_double(r->us));
+    if (r->nshort > 0 && r->shortlist[0].sd >= 0)
+        json_object_object_add(o, "spread_us", json_object_new_double(r->shortlist[0].sd));
+    if (r->nshort > 1) {
+        json_object *l = json_object_new_array();
+        for (int i = 1; i < r->nshort; i++) {
+            const hyt_tune_cand_t *c = &r->shortlist[i];
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "algorithm", json_object_new_string(names[c->alg]));
+            if (c->k > 0)
+                json_object_object_add(e, "k", json_object_new_int(c->k));
+            json_object_object_add(e, "predicted_us", json_object_new_double(c->us));
+            if (c->sd >= 0)
+                json_object_object_add(e, "spread_us", json_object_new_double(c->sd));
+            json_object_array_add(l, e);
+        }
+        json_object_object_add(o, "shortlist", l);
+    }
     return o;
 }
 
@@ -242,7 +351,7 @@ char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival,
 {
     json_object *root = json_object_new_object(), *plat = json_object_new_object(),
                 *cs = json_object_new_object();
-    json_object_object_add(root, "format", json_object_new_int(1));
+    json_object_object_add(root, "format", json_object_new_int(2));
     json_object_object_add(plat, "nodes", json_object_new_int(nodes));
     json_object_object_add(plat, "ppn", json_object_new_int(ppn));
     json_object_object_add(plat, "mpi", json_object_new_string(mpi ? mpi : "unknown"));

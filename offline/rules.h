@@ -14,10 +14,20 @@
 typedef int (*hyt_rules_predict_fn)(void *ctx, const hyt_al_point_t *pts, int n, double *us);
 int hyt_rules_predict_al(void *ctx, const hyt_al_point_t *pts, int n, double *us);
 
+/* A rule's shortlist (table format 2): at most HYT_TUNE_SHORTLIST
+ * candidates, the rule's own first, one per algorithm. */
+#define HYT_TUNE_SHORTLIST 4
+typedef struct hyt_tune_cand {
+    int alg, k;
+    double us, sd;       /* predicted time and jackknife deviation (sd < 0: unknown) */
+} hyt_tune_cand_t;
+
 typedef struct hyt_tune_rule {
     uint64_t bytes_max;  /* UINT64_MAX: the last rule, no bound */
     int alg, k;          /* the candidate (as in hyt_al_point_t) */
     double us;           /* predicted time at the rule's largest power-of-two size */
+    int nshort;          /* 0: no shortlist written (hyt_rules_shortlist fills it) */
+    hyt_tune_cand_t shortlist[HYT_TUNE_SHORTLIST];
 } hyt_tune_rule_t;
 
 /* Rules for one shape (nodes, ppn): the best of the ncand candidates (their
@@ -61,7 +71,29 @@ int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules
                            int nv, int native_alg, uint64_t gran, hyt_tune_rule_t *out, int max,
                            int *changed);
 
-/* ---- the hytune table (format 1, read by src/table.c) ---- */
+
+/* The model's standard deviation of n points (us), like hyt_rules_predict_fn;
+ * hyt_rules_spread_al adapts a fitted hyt_al_t (ctx). */
+typedef int (*hyt_rules_spread_fn)(void *ctx, const hyt_al_point_t *pts, int n, double *sd_us);
+int hyt_rules_spread_al(void *ctx, const hyt_al_point_t *pts, int n, double *sd_us);
+
+/* A candidate stays on a rule's shortlist when its predicted time is within
+ * this fraction of the rule's choice, or when their one-deviation intervals
+ * overlap. */
+#define HYT_SHORTLIST_MARGIN 0.10
+/* Fill the shortlists of nr rules built by hyt_rules_build (same predict,
+ * ctx, shape and candidates; names: the table name of each candidate
+ * category; bytes_top: the size the last rule was built up to).  Each rule
+ * is looked at at the largest power of two of its range: the rule's own
+ * candidate first, then per other algorithm name its fastest k,
+ * if it passes the margin or the overlap test, by predicted time.  spread
+ * may be NULL (no deviations: margin only).  0, or -1. */
+int hyt_rules_shortlist(hyt_rules_predict_fn predict, void *ctx, hyt_rules_spread_fn spread,
+                        void *sctx, int nodes, int ppn, const hyt_al_point_t *cands, int ncand,
+                        const char *const *names, uint64_t bytes_top, hyt_tune_rule_t *rules,
+                        int nr);
+
+/* ---- the hytune table (format 2, read by src/table.c) ---- */
 typedef struct hyt_tune_set {
     int nodes, ppn;               /* the shape the rules were built for */
     int nrules;

@@ -1491,6 +1491,20 @@ out:
     return rc;
 }
 
+/* The shortlists of shape s's final rules (table format 2): the candidates
+ * the model cannot rule out next to each rule's choice.  0, or -1. */
+static int shortlist_rules(const job_t *j, coll_state_t *cs, int s, uint64_t max_bytes,
+                           const char *const *names)
+{
+    hyt_al_point_t cp[256];
+    int nodes = j->shapes[s][0], ppn = j->shapes[s][1], nc = 0;
+    for (int q = 0; q < cs->ncand; q++)
+        if (cand_ok(&cs->cands[q], cs->c, nodes, ppn, max_bytes))
+            cp[nc++] = (hyt_al_point_t){.alg = cs->cands[q].cat, .k = cs->cands[q].k};
+    return hyt_rules_shortlist(predict_valid, cs, hyt_rules_spread_al, cs->al, nodes, ppn, cp, nc,
+                               names, shape_top(cs, nodes, ppn), cs->rules[s], cs->nrules[s]);
+}
+
 /* Rules of every shape; written by rank 0. */
 static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, int ncs)
 {
@@ -1508,7 +1522,8 @@ static int write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, i
         for (int q = 0; q < cs[i].ncand; q++)
             names[i * 256 + cs[i].cands[q].cat] = cs[i].cands[q].alg->name;
         for (int s = 0; s < j->nshapes; s++) {
-            if (!cs[i].rules || cs[i].nrules[s] < 1)
+            if (!cs[i].rules || cs[i].nrules[s] < 1 || shortlist_rules(j, &cs[i], s, t->max_bytes,
+                                                                       names + i * 256) != 0)
                 goto out;
             sets[i * 64 + colls[i].nsets++] = (hyt_tune_set_t){
                 j->shapes[s][0], j->shapes[s][1], cs[i].nrules[s], cs[i].rules[s], names + i * 256};

@@ -270,11 +270,29 @@ void hyt_log_once(int *flag, hyt_log_level_t lvl, hyt_topic_t topic, const char 
 #define hyt_debug(topic, ...) hyt_log(HYT_LOG_DEBUG, topic, __VA_ARGS__)
 
 /* ---- selection table (src/table.c) ---------------------------------------- */
+/* One candidate of a rule's shortlist: an (algorithm, k) the tuner's model
+ * could not rule out for the rule's sizes (table format 2). */
+typedef struct hyt_cand {
+    const hyt_alg_t *alg;
+    int k;                   /* 0 if the algorithm has no radix */
+    double predicted_us;     /* < 0 if unknown */
+    double spread_us;        /* jackknife standard deviation; < 0 if unknown */
+} hyt_cand_t;
+
+/* Candidates per rule, the rule's own choice included; one per algorithm
+ * (hybrid mode tunes the winner's k itself). */
+#define HYT_SHORTLIST_MAX 4
+
 typedef struct hyt_rule {
     uint64_t bytes_max;      /* rule applies to bytes <= bytes_max (UINT64_MAX: no bound) */
     const hyt_alg_t *alg;
     int k;                   /* 0 if the algorithm has no radix */
     double predicted_us;     /* < 0 if unknown */
+    /* shortlist[0] is the rule's own (alg, k, predicted_us); the others
+     * follow in the table's order (by predicted time).  A format-1 rule, or
+     * a rule without "shortlist", has nshort = 1. */
+    int nshort;
+    hyt_cand_t shortlist[HYT_SHORTLIST_MAX];
 } hyt_rule_t;
 
 typedef struct hyt_rule_set {

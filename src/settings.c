@@ -39,7 +39,8 @@ static uint64_t unused_fp(void)
 }
 
 /* What a table makes ranks do: its rule sets and rules in order (predicted
- * times and the platform it was tuned on change nothing). */
+ * times change nothing unless a rule has a shortlist, whose order and early
+ * stop read them; the platform it was tuned on changes nothing). */
 static uint64_t table_fingerprint(const hyt_table_t *t)
 {
     uint64_t h = hyt_agree_hash_str(HYT_AGREE_HASH0, "table");
@@ -54,6 +55,15 @@ static uint64_t table_fingerprint(const hyt_table_t *t)
                 h = hyt_agree_hash(h, &s->rules[r].bytes_max, sizeof s->rules[r].bytes_max);
                 h = hyt_agree_hash_str(h, s->rules[r].alg->name);
                 h = hyt_agree_hash(h, &s->rules[r].k, sizeof s->rules[r].k);
+                /* a shortlist and its predictions decide the online choice */
+                const hyt_rule_t *ru = &s->rules[r];
+                h = hyt_agree_hash(h, &ru->nshort, sizeof ru->nshort);
+                for (int q = 0; ru->nshort > 1 && q < ru->nshort; q++) {
+                    h = hyt_agree_hash_str(h, ru->shortlist[q].alg->name);
+                    h = hyt_agree_hash(h, &ru->shortlist[q].k, sizeof ru->shortlist[q].k);
+                    h = hyt_agree_hash(h, &ru->shortlist[q].predicted_us, sizeof(double));
+                    h = hyt_agree_hash(h, &ru->shortlist[q].spread_us, sizeof(double));
+                }
             }
         }
     }

@@ -1,18 +1,19 @@
-/* The selection table: versioned JSON (format 1), read with json-c and
- * validated whole on load.  Any problem gives one message naming the file,
- * the JSON path of the offending value and the fix; nothing of a bad table
- * is used.  Format: docs/table-format.md. */
+/* The selection table: versioned JSON (formats 1 and 2; format 2 adds a
+ * shortlist per rule), read with json-c and validated whole on load.  Any
+ * problem gives one message naming the file, the JSON path of the offending
+ * value and the fix; nothing of a bad table is used.  Format: docs/table-format.md. */
 #include "hyt.h"
 #include "src/file.h"
 
 #include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define HYT_TABLE_FORMAT 1
+#define HYT_TABLE_FORMAT 2 /* and 1: format 2 adds the shortlists */
 
 hyt_table_t *hyt_table;
 
@@ -78,28 +79,28 @@ static int get_int(json_object *o, const char *key, int64_t lo, int64_t hi, int 
     return 0;
 }
 
-static int parse_rule(json_object *r, hyt_coll_t coll, int last, hyt_rule_t *out,
-                      uint64_t prev_max, int first, const char *file, const char *where,
-                      char *err, size_t errlen)
+/* Optional number field (microseconds) >= lo; absent: *out = -1. */
+static int get_us(json_object *o, const char *key, double lo, double *out, const char *file,
+                  const char *where, char *err, size_t errlen)
 {
-    if (!json_object_is_type(r, json_type_object))
-        return fail(err, errlen, file, "%s must be an object", where);
-    json_object_object_foreach(r, key, val)
-    {
-        (void)val;
-        if (strcmp(key, "bytes_max") && strcmp(key, "algorithm") && strcmp(key, "k") &&
-            strcmp(key, "predicted_us"))
-            return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
-                        "bytes_max, algorithm, k, predicted_us", where, key);
-    }
-    int64_t bmax;
-    if (get_int(r, "bytes_max", 0, INT64_MAX, !last, -1, &bmax, file, where, err, errlen))
-        return -1;
-    out->bytes_max = bmax < 0 ? UINT64_MAX : (uint64_t)bmax;
-    if (!first && out->bytes_max <= prev_max)
-        return fail(err, errlen, file, "%s.bytes_max = %lld is not above the previous rule's "
-                    "%llu; order the rules by increasing bytes_max", where, (long long)bmax,
-                    (unsigned long long)prev_max);
+    json_object *p;
+    *out = -1;
+    if (!json_object_object_get_ex(o, key, &p))
+        return 0;
+    if (!json_object_is_type(p, json_type_double) && !json_object_is_type(p, json_type_int))
+        return fail(err, errlen, file, "%s.%s must be a number (microseconds); fix or remove it",
+                    where, key);
+    *out = json_object_get_double(p);
+    if (!(*out >= lo))
+        return fail(err, errlen, file, "%s.%s = %s is negative; fix or remove it", where, key,
+                    json_object_to_json_string(p));
+    return 0;
+}
+
+/* algorithm, k, predicted_us, spread_us of a rule or of a shortlist entry. */
+static int parse_cand(json_object *r, hyt_coll_t coll, hyt_cand_t *out, const char *file,
+                      const char *where, char *err, size_t errlen)
+{
     json_object *a;
     if (!json_object_object_get_ex(r, "algorithm", &a) || !json_object_is_type(a, json_type_string))
         return fail(err, errlen, file, "%s.algorithm is missing or not a string; give a name "
@@ -120,18 +121,88 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, hyt_rule_t *out
                 has_radix ? out->alg->k_min : 0, &k, file, where, err, errlen))
         return -1;
     out->k = (int)k;
-    out->predicted_us = -1;
-    json_object *p;
-    if (json_object_object_get_ex(r, "predicted_us", &p)) {
-        if (!json_object_is_type(p, json_type_double) && !json_object_is_type(p, json_type_int))
-            return fail(err, errlen, file, "%s.predicted_us must be a number (microseconds); "
-                        "fix or remove it", where);
-        out->predicted_us = json_object_get_double(p);
+    if (get_us(r, "predicted_us", -HUGE_VAL, &out->predicted_us, file, where, err, errlen) ||
+        get_us(r, "spread_us", 0, &out->spread_us, file, where, err, errlen))
+        return -1;
+    return 0;
+}
+
+/* Format 2: the candidates besides the rule's own choice, one per algorithm. */
+static int parse_shortlist(json_object *l, hyt_coll_t coll, hyt_rule_t *out, const char *file,
+                           const char *where, char *err, size_t errlen)
+{
+    int n = json_object_is_type(l, json_type_array) ? (int)json_object_array_length(l) : -1;
+    if (n < 0 || n > HYT_SHORTLIST_MAX - 1)
+        return fail(err, errlen, file, "%s.shortlist must be an array of at most %d "
+                    "{algorithm, k, predicted_us, spread_us}; shorten or remove it", where,
+                    HYT_SHORTLIST_MAX - 1);
+    for (int i = 0; i < n; i++) {
+        char w[200];
+        snprintf(w, sizeof w, "%s.shortlist[%d]", where, i);
+        json_object *c = json_object_array_get_idx(l, i);
+        if (!json_object_is_type(c, json_type_object))
+            return fail(err, errlen, file, "%s must be an object {algorithm, k, predicted_us, "
+                        "spread_us}", w);
+        json_object_object_foreach(c, key, val)
+        {
+            (void)val;
+            if (strcmp(key, "algorithm") && strcmp(key, "k") && strcmp(key, "predicted_us") &&
+                strcmp(key, "spread_us"))
+                return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
+                            "algorithm, k, predicted_us, spread_us", w, key);
+        }
+        hyt_cand_t *cd = &out->shortlist[out->nshort];
+        if (parse_cand(c, coll, cd, file, w, err, errlen))
+            return -1;
+        for (int j = 0; j < out->nshort; j++)
+            if (out->shortlist[j].alg == cd->alg)
+                return fail(err, errlen, file, "%s.algorithm \"%s\" is already a candidate of "
+                            "this rule (hybrid mode tunes its k); keep one entry per algorithm",
+                            w, cd->alg->name);
+        out->nshort++;
     }
     return 0;
 }
 
-static int parse_set(json_object *s, hyt_coll_t coll, hyt_rule_set_t *out,
+static int parse_rule(json_object *r, hyt_coll_t coll, int last, int format, hyt_rule_t *out,
+                      uint64_t prev_max, int first, const char *file, const char *where,
+                      char *err, size_t errlen)
+{
+    if (!json_object_is_type(r, json_type_object))
+        return fail(err, errlen, file, "%s must be an object", where);
+    json_object_object_foreach(r, key, val)
+    {
+        (void)val;
+        if (strcmp(key, "bytes_max") && strcmp(key, "algorithm") && strcmp(key, "k") &&
+            strcmp(key, "predicted_us") &&
+            (format < 2 || (strcmp(key, "spread_us") && strcmp(key, "shortlist"))))
+            return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
+                        "bytes_max, algorithm, k, predicted_us%s", where, key,
+                        format < 2 ? " (spread_us and shortlist need \"format\": 2)"
+                                   : ", spread_us, shortlist");
+    }
+    int64_t bmax;
+    if (get_int(r, "bytes_max", 0, INT64_MAX, !last, -1, &bmax, file, where, err, errlen))
+        return -1;
+    out->bytes_max = bmax < 0 ? UINT64_MAX : (uint64_t)bmax;
+    if (!first && out->bytes_max <= prev_max)
+        return fail(err, errlen, file, "%s.bytes_max = %lld is not above the previous rule's "
+                    "%llu; order the rules by increasing bytes_max", where, (long long)bmax,
+                    (unsigned long long)prev_max);
+    hyt_cand_t *own = &out->shortlist[0];
+    if (parse_cand(r, coll, own, file, where, err, errlen))
+        return -1;
+    out->alg = own->alg;
+    out->k = own->k;
+    out->predicted_us = own->predicted_us;
+    out->nshort = 1;
+    json_object *l;
+    if (json_object_object_get_ex(r, "shortlist", &l))
+        return parse_shortlist(l, coll, out, file, where, err, errlen);
+    return 0;
+}
+
+static int parse_set(json_object *s, hyt_coll_t coll, int format, hyt_rule_set_t *out,
                      const char *file, const char *where, char *err, size_t errlen)
 {
     if (!json_object_is_type(s, json_type_object))
@@ -163,7 +234,8 @@ static int parse_set(json_object *s, hyt_coll_t coll, hyt_rule_set_t *out,
     for (int i = 0; i < n; i++) {
         char w[160];
         snprintf(w, sizeof w, "%s.rules[%d]", where, i);
-        if (parse_rule(json_object_array_get_idx(rules, i), coll, i == n - 1, &out->rules[i],
+        if (parse_rule(json_object_array_get_idx(rules, i), coll, i == n - 1, format,
+                       &out->rules[i],
                        i ? out->rules[i - 1].bytes_max : 0, i == 0, file, w, err, errlen))
             return -1;
     }
@@ -177,13 +249,13 @@ static int parse_table(json_object *root, hyt_table_t *t, const char *file, char
                        size_t errlen)
 {
     if (!json_object_is_type(root, json_type_object))
-        return fail(err, errlen, file, "top level must be an object: {\"format\": 1, "
+        return fail(err, errlen, file, "top level must be an object: {\"format\": 2, "
                     "\"collectives\": {...}}");
     int64_t format;
     if (get_int(root, "format", 0, INT32_MAX, 1, 0, &format, file, "$", err, errlen))
         return -1;
-    if (format != HYT_TABLE_FORMAT)
-        return fail(err, errlen, file, "$.format is %lld, this hytune reads format %d; "
+    if (format < 1 || format > HYT_TABLE_FORMAT)
+        return fail(err, errlen, file, "$.format is %lld, this hytune reads formats 1 to %d; "
                     "regenerate the table with this version's `hytune tune`", (long long)format,
                     HYT_TABLE_FORMAT);
     json_object *plat, *colls;
@@ -223,7 +295,7 @@ static int parse_table(json_object *root, hyt_table_t *t, const char *file, char
         for (int i = 0; i < n; i++) {
             char w[128];
             snprintf(w, sizeof w, "$.collectives.%s[%d]", cname, i);
-            if (parse_set(json_object_array_get_idx(sets, i), (hyt_coll_t)c,
+            if (parse_set(json_object_array_get_idx(sets, i), (hyt_coll_t)c, (int)format,
                           &t->sets[c][i], file, w, err, errlen))
                 return -1;
         }

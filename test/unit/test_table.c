@@ -26,11 +26,11 @@ static const bad_table_t bad_tables[] = {
     {"table-truncated.json", {"ends early at line 7", "truncated", "regenerate"}},
     {"table-syntax.json", {"line 5 column 5", "fix the JSON syntax", NULL}},
     {"table-trailing.json", {"line 2 column 1", "text after the JSON document; remove it", NULL}},
-    {"table-version.json", {"$.format is 2", "reads format 1", "regenerate the table"}},
+    {"table-version.json", {"$.format is 3", "reads formats 1 to 2", "regenerate the table"}},
     {"table-noformat.json", {"$.format is missing", "give an integer", NULL}},
     {"table-format-type.json", {"$.format must be an integer, not a string", "write a plain",
                                 NULL}},
-    {"table-toplevel.json", {"top level must be an object", "\"format\": 1", NULL}},
+    {"table-toplevel.json", {"top level must be an object", "\"format\": 2", NULL}},
     {"table-nocolls.json", {"$.collectives is missing", "give {\"allreduce\"", NULL}},
     {"table-bytes-type.json", {"$.collectives.allreduce[0].rules[0].bytes_max must be an "
                                "integer, not a string", NULL, NULL}},
@@ -257,6 +257,93 @@ static void test_radix_table(void)
     }
 }
 
+/* Format 2: a rule's shortlist (src/table.c parse_shortlist). */
+static void test_shortlist_table(void)
+{
+    const hyt_alg_t *a = first_radix_alg();
+    if (!a)
+        return;
+    const char *cn = hyt_coll_name(a->coll);
+    char text[1024], err[1024], path[64];
+    snprintf(text, sizeof text,
+             "{\"format\": 2, \"collectives\": {\"%s\": [{\"rules\": ["
+             "{\"bytes_max\": 64, \"algorithm\": \"%s\", \"k\": %d, \"predicted_us\": 5,"
+             " \"spread_us\": 0.5, \"shortlist\": [{\"algorithm\": \"native\", "
+             "\"predicted_us\": 5.4, \"spread_us\": 1}]},"
+             "{\"algorithm\": \"%s\"}]}]}}",
+             cn, a->name, a->k_min + 1, a->name);
+    hyt_table_t *t = load_text(text, err, sizeof err, path);
+    CHECK(t != NULL, "format 2 table refused: %s", err);
+    if (t) {
+        const hyt_rule_set_t *s = hyt_table_match(t, a->coll, 4, 4);
+        const hyt_rule_t *r = s ? hyt_rules_lookup(s, 64) : NULL;
+        CHECK(r && r->nshort == 2 && r->shortlist[0].alg == a &&
+                  r->shortlist[0].k == a->k_min + 1 && r->shortlist[0].predicted_us == 5 &&
+                  r->shortlist[0].spread_us == 0.5 &&
+                  r->shortlist[1].alg == hyt_alg_native(a->coll) && r->shortlist[1].k == 0 &&
+                  r->shortlist[1].predicted_us == 5.4 && r->shortlist[1].spread_us == 1,
+              "shortlist of rule 0: %d entries", r ? r->nshort : -1);
+        r = s ? hyt_rules_lookup(s, 65) : NULL;
+        CHECK(r && r->nshort == 1 && r->shortlist[0].alg == a && r->shortlist[0].k == a->k_min &&
+                  r->shortlist[0].predicted_us < 0 && r->shortlist[0].spread_us < 0,
+              "a rule without a shortlist is a shortlist of one");
+        hyt_table_free(t);
+    }
+    /* format 1 still loads: every rule a shortlist of one */
+    snprintf(text, sizeof text,
+             "{\"format\": 1, \"collectives\": {\"%s\": [{\"rules\": ["
+             "{\"algorithm\": \"%s\", \"k\": %d, \"predicted_us\": 3}]}]}}",
+             cn, a->name, a->k_min);
+    t = load_text(text, err, sizeof err, path);
+    CHECK(t && hyt_table_match(t, a->coll, 1, 1)->rules[0].nshort == 1 &&
+              hyt_table_match(t, a->coll, 1, 1)->rules[0].shortlist[0].predicted_us == 3,
+          "format 1 table: %s", t ? "wrong shortlist" : err);
+    hyt_table_free(t);
+    struct {
+        int format;
+        const char *list;   /* the shortlist's JSON */
+        const char *want[2];
+    } bad[] = {
+        {2, "[{\"algorithm\": \"fastest\"}]",
+         {"rules[0].shortlist[0].algorithm \"fastest\" is not an algorithm of", "hytune list"}},
+        {2, "[{\"algorithm\": \"%s\", \"k\": 70000}]",
+         {"rules[0].shortlist[0].k = 70000 is out of range", "give an integer in"}},
+        {2, "[{\"algorithm\": \"%s\", \"k\": 0}]",
+         {"rules[0].shortlist[0].k = 0 is out of range", "give an integer in"}},
+        {2, "[{\"algorithm\": \"native\", \"k\": 4}]",
+         {"rules[0].shortlist[0].k: algorithm native takes no radix", "remove k"}},
+        {2, "[{\"algorithm\": \"native\"}, {\"algorithm\": \"native\"}]",
+         {"rules[0].shortlist[1].algorithm \"native\" is already a candidate", "one entry"}},
+        {2, "[{\"algorithm\": \"%s\", \"k\": 2}]",
+         {"rules[0].shortlist[0].algorithm", "is already a candidate"}},
+        {2, "[{\"algorithm\": \"native\", \"radix\": 2}]",
+         {"rules[0].shortlist[0] has unknown field \"radix\"", "valid fields: algorithm"}},
+        {2, "[{\"algorithm\": \"native\", \"spread_us\": -1}]",
+         {"rules[0].shortlist[0].spread_us = -1 is negative", "fix or remove"}},
+        {2, "[{\"algorithm\": \"native\", \"predicted_us\": \"1\"}]",
+         {"rules[0].shortlist[0].predicted_us must be a number", "fix or remove"}},
+        {2, "{\"algorithm\": \"native\"}", {"rules[0].shortlist must be an array of at most 3",
+                                              "shorten or remove"}},
+        {2, "[1]", {"rules[0].shortlist[0] must be an object", NULL}},
+        {2, "[{}, {}, {}, {}]", {"rules[0].shortlist must be an array of at most 3", NULL}},
+        {1, "[{\"algorithm\": \"native\"}]",
+         {"rules[0] has unknown field \"shortlist\"", "need \"format\": 2"}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char list[256];
+        snprintf(list, sizeof list, bad[i].list, a->name);
+        snprintf(text, sizeof text,
+                 "{\"format\": %d, \"collectives\": {\"%s\": [{\"rules\": ["
+                 "{\"algorithm\": \"%s\", \"k\": %d, \"shortlist\": %s}]}]}}",
+                 bad[i].format, cn, a->name, a->k_min, list);
+        t = load_text(text, err, sizeof err, path);
+        CHECK(t == NULL && strstr(err, path) && strstr(err, "$.collectives.") &&
+                  strstr(err, bad[i].want[0]) && (!bad[i].want[1] || strstr(err, bad[i].want[1])),
+              "bad shortlist %s: %s", list, t ? "accepted" : err);
+        hyt_table_free(t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     data_dir = argc > 1 ? argv[1] : "test/data";
@@ -264,5 +351,6 @@ int main(int argc, char **argv)
     test_good_table();
     test_lookup_exhaustive();
     test_radix_table();
+    test_shortlist_table();
     return check_done("test_table");
 }
