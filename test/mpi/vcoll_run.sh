@@ -29,7 +29,7 @@ echo "$rows" | {
             else
                 spec=$alg:$k
             fi
-            var=HYTUNE_FORCE_$(echo "$coll" | tr a-z A-Z)
+            var=HYTUNE_FORCE_$(echo "$coll" | tr '[:lower:]' '[:upper:]')
             out=$(export "$var=$spec"; run tuned "$coll" </dev/null) || { echo "FAIL $coll $spec: $out"; exit 1; }
             echo "ok $coll $spec"
         done

@@ -1,0 +1,127 @@
+/* SMPI latency of hytune's kernels for Barrier, Gather, Scatter,
+ * Allgatherv, Alltoallv, Reduce_scatter, Scan and Exscan, and of the MPI
+ * library's own selection (run smpirun with --cfg=smpi/coll-selector:mpich
+ * for SimGrid's MPICH selection).
+ *   newcoll_sweep COLL [skew] native        PMPI
+ *   newcoll_sweep COLL [skew] ALG K...      hytune's ALG with every K (0: no radix)
+ * Sizes 8 B .. 1 MiB (x4 steps, then 1 MiB) of MPI_INT:
+ *   gather, scatter, allgatherv, reduce_scatter: the whole vector (each rank's
+ *   block size/p, at least one int); alltoallv: what one rank sends in all;
+ *   scan, exscan: the vector; barrier: one point of 0 bytes.
+ * skew (v-variants): every 8th block (Alltoallv: pair) is 8 times the
+ * others, the total kept.  Per point: one warm-up call, then 3 timed calls
+ * after a barrier; a call's time is the slowest rank's; a call that fails or
+ * falls back aborts the run.  Prints
+ * "coll alg k bytes usec" lines on rank 0. */
+#include "src/hyt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXB (1 << 20)
+
+static double one(hyt_args_t *a, const hyt_alg_t *alg, int k)
+{
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = PMPI_Wtime();
+    hyt_fallback_t fb = HYT_FB_NONE;
+    int rc = alg ? hyt_run_alg(a, alg, k, &fb) : hyt_pmpi_call(a);
+    if (rc != MPI_SUCCESS || fb != HYT_FB_NONE) {
+        fprintf(stderr, "newcoll_sweep: %s %s:%d failed (error %d, fallback %s)\n",
+                hyt_coll_name(a->coll), alg ? alg->name : "native", k, rc, hyt_fallback_name(fb));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    double dt = PMPI_Wtime() - t0, mx;
+    PMPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return mx;
+}
+
+/* Ints of block i out of n ints over p blocks (skew: weight 8 on every 8th). */
+static int share(long n, int p, int i, int skew)
+{
+    long w = skew ? (i % 8 == 0 ? 8 : 1) : 1, tot = 0;
+    for (int j = 0; j < p; j++)
+        tot += skew ? (j % 8 == 0 ? 8 : 1) : 1;
+    long c = n * w / tot;
+    return c > 0 ? (int)c : 1;
+}
+
+static long displs(int p, const int *c, int *d)
+{
+    long at = 0;
+    for (int i = 0; i < p; i++) {
+        d[i] = (int)at;
+        at += c[i];
+    }
+    return at;
+}
+
+static void sweep(hyt_coll_t c, int skew, const hyt_alg_t *alg, const char *name, int k, int p,
+                  int me, int *v)
+{
+    int *sc = v, *sd = v + p, *rc = v + 2 * p, *rd = v + 3 * p;
+    for (long b = c == HYT_COLL_BARRIER ? 0 : 8; b <= MAXB;
+         b = b == 0 ? MAXB + 1 : (b < MAXB && b * 4 > MAXB ? MAXB : b * 4)) {
+        long n = b / (long)sizeof(int);
+        hyt_args_t a = {.coll = c, .count = (int)n, .type = MPI_INT, .scount = (int)n,
+                        .stype = MPI_INT, .op = MPI_SUM, .comm = MPI_COMM_WORLD, .root = 0,
+                        .scounts = sc, .sdispls = sd, .rcounts = rc, .rdispls = rd};
+        long sn = n, rn = n;
+        if (c == HYT_COLL_GATHER || c == HYT_COLL_SCATTER) {
+            a.count = a.scount = share(n, p, 0, 0);
+            sn = rn = (long)p * a.count;
+        } else if (c == HYT_COLL_ALLGATHERV || c == HYT_COLL_REDUCE_SCATTER) {
+            for (int i = 0; i < p; i++)
+                rc[i] = share(n, p, i, skew);
+            sn = rn = displs(p, rc, rd);
+            a.scount = rc[me];
+        } else if (c == HYT_COLL_ALLTOALLV) {
+            for (int i = 0; i < p; i++) {
+                sc[i] = share(n, p, (me + i) % p, skew);
+                rc[i] = share(n, p, (i + me) % p, skew);
+            }
+            sn = displs(p, sc, sd);
+            rn = displs(p, rc, rd);
+        }
+        char *s = calloc((size_t)sn + 1, sizeof(int)), *r = calloc((size_t)rn + 1, sizeof(int));
+        a.sbuf = s;
+        a.rbuf = r;
+        one(&a, alg, k);
+        double sum = 0;
+        for (int it = 0; it < 3; it++)
+            sum += one(&a, alg, k);
+        if (me == 0)
+            printf("%s%s %s %d %ld %.3f\n", hyt_coll_name(c), skew ? "-skew" : "", name, k, b,
+                   sum / 3 * 1e6);
+        free(s);
+        free(r);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int p, me;
+    PMPI_Comm_size(MPI_COMM_WORLD, &p);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+    int cc = argc >= 3 ? hyt_coll_from_name(argv[1]) : -1, arg = 2;
+    int skew = argc > arg && strcmp(argv[arg], "skew") == 0;
+    arg += skew;
+    int native = argc > arg && strcmp(argv[arg], "native") == 0;
+    const hyt_alg_t *alg =
+        cc >= 0 && argc > arg && !native ? hyt_alg_find((hyt_coll_t)cc, argv[arg]) : NULL;
+    if (cc < 0 || (!native && !alg)) {
+        if (me == 0)
+            fprintf(stderr, "usage: newcoll_sweep COLL [skew] native|ALG K...\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int *v = malloc(4 * (size_t)p * sizeof(int));
+    if (native)
+        sweep((hyt_coll_t)cc, skew, NULL, "native", 0, p, me, v);
+    for (int i = arg + 1; !native && i < argc; i++)
+        sweep((hyt_coll_t)cc, skew, alg, alg->name, atoi(argv[i]), p, me, v);
+    free(v);
+    MPI_Finalize();
+    return 0;
+}
