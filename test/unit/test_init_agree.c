@@ -59,56 +59,59 @@ static void run_scenario(int nranks, int scenario, const hyt_agree_verdict_t *wa
     }
 }
 
+/* The verdict of one item seen by two ranks. */
+static hyt_agree_verdict_t verdict_of_two(hyt_agree_item_t *a0, hyt_agree_item_t *a1)
+{
+    uint64_t v0[3], v1[3];
+    hyt_agree_pack(a0, 1, v0);
+    hyt_agree_pack(a1, 1, v1);
+    hyt_agree_combine(v0, v1, 1);
+    hyt_agree_verdicts(a0, 1, v0);
+    return a0->verdict;
+}
+
 static void test_verdicts(void)
 {
-    /* scenario 0: table differs (rank 3), warm start fails alike, force fails on rank 1 */
-    const hyt_agree_verdict_t w0[NI] = {HYT_AGREE_OK, HYT_AGREE_DIFFER, HYT_AGREE_ALL_FAILED,
-                                        HYT_AGREE_DIFFER, HYT_AGREE_OK};
-    run_scenario(5, 0, w0);
-    /* with ranks 0-2 only, the table and the forced algorithm agree: no rank 3, and
-     * rank 1's failure still differs from ranks 0 and 2 */
-    const hyt_agree_verdict_t w0s[NI] = {HYT_AGREE_OK, HYT_AGREE_OK, HYT_AGREE_ALL_FAILED,
-                                         HYT_AGREE_DIFFER, HYT_AGREE_OK};
-    run_scenario(3, 0, w0s);
-    /* one rank alone: nothing to differ from; its own failure is ALL_FAILED */
-    const hyt_agree_verdict_t w1r[NI] = {HYT_AGREE_OK, HYT_AGREE_OK, HYT_AGREE_ALL_FAILED,
-                                         HYT_AGREE_OK, HYT_AGREE_OK};
-    run_scenario(1, 0, w1r);
-    /* scenario 1: rank 2 in another mode: everything after the mode is moot */
-    const hyt_agree_verdict_t w1[NI] = {HYT_AGREE_DIFFER, HYT_AGREE_MOOT, HYT_AGREE_MOOT,
-                                        HYT_AGREE_MOOT, HYT_AGREE_MOOT};
-    run_scenario(5, 1, w1);
-    /* scenario 2: fingerprints 0 and 2^64-1 differ */
-    const hyt_agree_verdict_t w2[NI] = {HYT_AGREE_OK, HYT_AGREE_DIFFER, HYT_AGREE_ALL_FAILED,
-                                        HYT_AGREE_DIFFER, HYT_AGREE_DIFFER};
-    run_scenario(MAXR, 2, w2);
+#define OK HYT_AGREE_OK
+#define ALLF HYT_AGREE_ALL_FAILED
+#define DIFF HYT_AGREE_DIFFER
+#define MOOT HYT_AGREE_MOOT
+    static const struct {
+        int nranks, scenario;
+        hyt_agree_verdict_t want[NI]; /* mode, table, warm, force, variable */
+    } cases[] = {
+        /* table differs (rank 3), warm start fails alike, force fails on rank 1 */
+        {5, 0, {OK, DIFF, ALLF, DIFF, OK}},
+        /* ranks 0-2 only: no rank 3, so the table agrees; rank 1's failure still differs */
+        {3, 0, {OK, OK, ALLF, DIFF, OK}},
+        /* one rank alone: nothing to differ from; its own failure is ALL_FAILED */
+        {1, 0, {OK, OK, ALLF, OK, OK}},
+        /* rank 2 in another mode: everything after the mode is moot */
+        {5, 1, {DIFF, MOOT, MOOT, MOOT, MOOT}},
+        /* fingerprints 0 and 2^64-1 differ */
+        {MAXR, 2, {OK, DIFF, ALLF, DIFF, DIFF}},
+    };
+#undef OK
+#undef ALLF
+#undef DIFF
+#undef MOOT
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_scenario(cases[i].nranks, cases[i].scenario, cases[i].want);
 
     /* different failures on two ranks differ; the same failure agrees */
     hyt_agree_item_t a[2];
-    uint64_t va[3], vb[3];
     hyt_agree_item_init(&a[0], "X", HYT_TOPIC_CORE, HYT_LOG_ERROR, "f");
     hyt_agree_item_init(&a[1], "X", HYT_TOPIC_CORE, HYT_LOG_ERROR, "f");
     hyt_agree_item_fail(&a[0], "cannot open t.json (No such file or directory)");
     hyt_agree_item_fail(&a[1], "cannot open t.json (Permission denied)");
-    hyt_agree_pack(&a[0], 1, va);
-    hyt_agree_pack(&a[1], 1, vb);
-    hyt_agree_combine(va, vb, 1);
-    hyt_agree_verdicts(&a[0], 1, va);
-    CHECK(a[0].verdict == HYT_AGREE_DIFFER, "two different failures: verdict %d", a[0].verdict);
+    CHECK(verdict_of_two(&a[0], &a[1]) == HYT_AGREE_DIFFER, "two different failures agree");
     hyt_agree_item_fail(&a[1], "cannot open t.json (No such file or directory)");
-    hyt_agree_pack(&a[0], 1, va);
-    hyt_agree_pack(&a[1], 1, vb);
-    hyt_agree_combine(va, vb, 1);
-    hyt_agree_verdicts(&a[0], 1, va);
-    CHECK(a[0].verdict == HYT_AGREE_ALL_FAILED, "the same failure: verdict %d", a[0].verdict);
+    CHECK(verdict_of_two(&a[0], &a[1]) == HYT_AGREE_ALL_FAILED, "the same failure: %d",
+          a[0].verdict);
     /* a failure never agrees with a success, whatever the success's fingerprint */
     hyt_agree_item_init(&a[1], "X", HYT_TOPIC_CORE, HYT_LOG_ERROR, "f");
     a[1].fp = a[0].fp;
-    hyt_agree_pack(&a[0], 1, va);
-    hyt_agree_pack(&a[1], 1, vb);
-    hyt_agree_combine(va, vb, 1);
-    hyt_agree_verdicts(&a[0], 1, va);
-    CHECK(a[0].verdict != HYT_AGREE_OK, "a failure and a success agreed");
+    CHECK(verdict_of_two(&a[0], &a[1]) != HYT_AGREE_OK, "a failure and a success agreed");
 }
 
 static void test_ranks(void)
