@@ -206,15 +206,16 @@ static MPI_Request saved_at(const saved_t *s, int i)
     return MPI_REQUEST_NULL;
 }
 
-static void complete_all(saved_t *s, int count)
+/* The call completed every request (done) or none: free what save() allocated. */
+static void complete_all(saved_t *s, int count, int done)
 {
-    double now = PMPI_Wtime();
+    double now = done ? PMPI_Wtime() : 0;
     if (s->all) {
-        for (int i = 0; i < count; i++)
+        for (int i = 0; done && i < count; i++)
             complete(s->all[i], now);
         free(s->all);
     } else {
-        for (int j = 0; j < s->n; j++)
+        for (int j = 0; done && j < s->n; j++)
             complete(s->req[j], now);
     }
 }
@@ -249,79 +250,45 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return rc;
 }
 
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
-{
-    if (HYT_LIKELY(!hyt_req_live))
-        return PMPI_Waitall(count, requests, statuses);
-    saved_t s;
-    save(&s, count, requests);
-    int rc = PMPI_Waitall(count, requests, statuses);
-    if (rc == MPI_SUCCESS)
-        complete_all(&s, count);
-    else
-        free(s.all);
-    return rc;
-}
+/* The members taking an array: save hytune's handles, call PMPI, then
+ * AFTER completes those the call completed (rc is PMPI's return code). */
+#define HYT_REQ_ARRAY(Name, PARAMS, ARGS, count, AFTER)                                    \
+    int MPI_##Name PARAMS                                                                  \
+    {                                                                                      \
+        if (HYT_LIKELY(!hyt_req_live))                                                     \
+            return PMPI_##Name ARGS;                                                       \
+        saved_t s;                                                                         \
+        save(&s, count, requests);                                                         \
+        int rc = PMPI_##Name ARGS;                                                         \
+        AFTER;                                                                             \
+        return rc;                                                                         \
+    }
 
-int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
-{
-    if (HYT_LIKELY(!hyt_req_live))
-        return PMPI_Testall(count, requests, flag, statuses);
-    saved_t s;
-    save(&s, count, requests);
-    int rc = PMPI_Testall(count, requests, flag, statuses);
-    if (rc == MPI_SUCCESS && *flag)
-        complete_all(&s, count);
-    else
-        free(s.all);
-    return rc;
-}
-
-int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
-{
-    if (HYT_LIKELY(!hyt_req_live))
-        return PMPI_Waitany(count, requests, index, status);
-    saved_t s;
-    save(&s, count, requests);
-    int rc = PMPI_Waitany(count, requests, index, status);
-    complete_some(&s, rc == MPI_SUCCESS && *index != MPI_UNDEFINED, index);
-    return rc;
-}
-
-int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
-{
-    if (HYT_LIKELY(!hyt_req_live))
-        return PMPI_Testany(count, requests, index, flag, status);
-    saved_t s;
-    save(&s, count, requests);
-    int rc = PMPI_Testany(count, requests, index, flag, status);
-    complete_some(&s, rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED, index);
-    return rc;
-}
-
-int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                 MPI_Status statuses[])
-{
-    if (HYT_LIKELY(!hyt_req_live))
-        return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-    saved_t s;
-    save(&s, incount, requests);
-    int rc = PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-    complete_some(&s, rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0, indices);
-    return rc;
-}
-
-int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                 MPI_Status statuses[])
-{
-    if (HYT_LIKELY(!hyt_req_live))
-        return PMPI_Testsome(incount, requests, outcount, indices, statuses);
-    saved_t s;
-    save(&s, incount, requests);
-    int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
-    complete_some(&s, rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0, indices);
-    return rc;
-}
+HYT_REQ_ARRAY(Waitall, (int count, MPI_Request requests[], MPI_Status statuses[]),
+              (count, requests, statuses), count,
+              complete_all(&s, count, rc == MPI_SUCCESS))
+HYT_REQ_ARRAY(Testall, (int count, MPI_Request requests[], int *flag, MPI_Status statuses[]),
+              (count, requests, flag, statuses), count,
+              complete_all(&s, count, rc == MPI_SUCCESS && *flag))
+HYT_REQ_ARRAY(Waitany, (int count, MPI_Request requests[], int *index, MPI_Status *status),
+              (count, requests, index, status), count,
+              complete_some(&s, rc == MPI_SUCCESS && *index != MPI_UNDEFINED, index))
+HYT_REQ_ARRAY(Testany,
+              (int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status),
+              (count, requests, index, flag, status), count,
+              complete_some(&s, rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED, index))
+HYT_REQ_ARRAY(Waitsome,
+              (int incount, MPI_Request requests[], int *outcount, int indices[],
+               MPI_Status statuses[]),
+              (incount, requests, outcount, indices, statuses), incount,
+              complete_some(&s, rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0,
+                            indices))
+HYT_REQ_ARRAY(Testsome,
+              (int incount, MPI_Request requests[], int *outcount, int indices[],
+               MPI_Status statuses[]),
+              (incount, requests, outcount, indices, statuses), incount,
+              complete_some(&s, rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0,
+                            indices))
 
 int MPI_Start(MPI_Request *request)
 {
