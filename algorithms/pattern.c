@@ -5,6 +5,7 @@
  * so p up to INT_MAX / 2 cannot overflow. */
 #include "algorithms/pattern.h"
 
+#include <limits.h>
 #include <string.h>
 
 int hyt_pat_pow_floor(int n, int k, int *levels)
@@ -160,4 +161,25 @@ int hyt_pat_vrange(const int *counts, const int *displs, int lo, int hi, MPI_Dat
     if (rc == MPI_SUCCESS)
         rc = PMPI_Type_commit(out);
     return rc;
+}
+
+int hyt_knb_init(hyt_knb_t *b, hyt_comm_t *ctx, int k, int root, int count, MPI_Datatype type)
+{
+    int p = ctx->size;
+    b->root = ctx->rank == root;
+    b->bsz = hyt_pat_bytes(count, type);
+    if (b->bsz == 0)
+        return MPI_SUCCESS;
+    if (b->bsz * p > INT_MAX)
+        return HYT_UNSUPPORTED; /* a subtree's byte count would overflow an int */
+    hyt_kn_init(&b->t, p, k, root, ctx->rank);
+    b->nch = hyt_kn_nchildren(&b->t);
+    b->n = hyt_kn_subtree(&b->t);
+    b->req = hyt_pat_reqs(ctx, b->nch);
+    b->tmp = hyt_scratch(ctx, (size_t)(b->root ? p : b->n) * (size_t)b->bsz);
+    if (!b->req || !b->tmp)
+        return MPI_ERR_NO_MEM;
+    MPI_Aint lb;
+    PMPI_Type_get_extent(type, &lb, &b->ext);
+    return MPI_SUCCESS;
 }

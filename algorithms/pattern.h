@@ -92,6 +92,23 @@ static inline int hyt_kn_child_subtree(const hyt_kn_t *t, int m, int j)
 /* Children in subtree (relative rank) order: fills rel[] (up to max
  * entries) and returns the total count.  Tests and simple kernels. */
 int hyt_kn_children(const hyt_kn_t *t, int *rel, int max);
+/* A k-nomial tree moving one block per rank as packed bytes (Gather and
+ * Scatter): the tree, the block's byte size bsz (the same on every rank),
+ * my children count nch and subtree size n, requests for the children and
+ * a scratch area tmp of p (root) or n blocks; ext is the extent of the
+ * (count, type) given to hyt_knb_init. */
+typedef struct hyt_knb {
+    hyt_kn_t t;
+    int root, nch, n;
+    long bsz;
+    MPI_Request *req;
+    char *tmp;
+    MPI_Aint ext;
+} hyt_knb_t;
+/* (count, type): the root's p-block buffer at the root, my block elsewhere.
+ * MPI_SUCCESS with bsz = 0 when there is nothing to move, HYT_UNSUPPORTED
+ * when p blocks overflow an int of bytes, MPI_ERR_NO_MEM. */
+int hyt_knb_init(hyt_knb_t *b, hyt_comm_t *ctx, int k, int root, int count, MPI_Datatype type);
 /* Largest number of children any level of any node has: min(k-1, p-1). */
 static inline int hyt_kn_max_per_level(int p, int k)
 {

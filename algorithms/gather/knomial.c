@@ -15,7 +15,6 @@
 #include "algorithms/algorithms.h"
 #include "algorithms/pattern.h"
 
-#include <limits.h>
 
 /* Receive a child's range [c, c + cs) (relative ranks) at the root: into
  * the receive buffer directly, or into tmp at relative offset c. */
@@ -47,21 +46,18 @@ static int root_unpack(const hyt_args_t *a, const hyt_kn_t *t, int c, int cs, lo
 
 int hyt_gather_knomial(const hyt_args_t *a, int k)
 {
-    int p = a->ctx->size, me = a->ctx->rank, root = me == a->root, rc = MPI_SUCCESS;
-    long bsz = root ? hyt_pat_bytes(a->count, a->type) : hyt_pat_bytes(a->scount, a->stype);
-    if (bsz == 0)
-        return MPI_SUCCESS;
-    if (bsz * p > INT_MAX)
-        return HYT_UNSUPPORTED; /* a subtree's byte count would overflow an int */
-    hyt_kn_t t;
-    hyt_kn_init(&t, p, k, a->root, me);
-    int nch = hyt_kn_nchildren(&t), n = hyt_kn_subtree(&t), nr = 0;
-    MPI_Request *req = hyt_pat_reqs(a->ctx, nch);
-    char *tmp = hyt_scratch(a->ctx, (size_t)(root ? p : n) * (size_t)bsz);
-    if (!req || !tmp)
-        return MPI_ERR_NO_MEM;
-    MPI_Aint lb, ext;
-    PMPI_Type_get_extent(root ? a->type : a->stype, &lb, &ext);
+    int p = a->ctx->size, me = a->ctx->rank, root = me == a->root, nr = 0;
+    hyt_knb_t kb;
+    int rc = hyt_knb_init(&kb, a->ctx, k, a->root, root ? a->count : a->scount,
+                          root ? a->type : a->stype);
+    if (rc != MPI_SUCCESS || kb.bsz == 0)
+        return rc;
+    hyt_kn_t t = kb.t;
+    int n = kb.n;
+    long bsz = kb.bsz;
+    char *tmp = kb.tmp;
+    MPI_Aint ext = kb.ext;
+    MPI_Request *req = kb.req;
     int direct = root && hyt_type_is_contig(a->type);
     for (long m = 1; m < t.mask && rc == MPI_SUCCESS; m *= t.k)
         for (int j = 1; j <= hyt_kn_nchildren_at(&t, (int)m) && rc == MPI_SUCCESS; j++) {

@@ -15,7 +15,6 @@
 #include "algorithms/algorithms.h"
 #include "algorithms/pattern.h"
 
-#include <limits.h>
 
 /* At the root: relative blocks [c, c + cs) ready to send, *out (packed into
  * tmp at offset c unless they can go straight from the send buffer). */
@@ -41,21 +40,18 @@ static int root_range(const hyt_args_t *a, const hyt_kn_t *t, int c, int cs, lon
 
 int hyt_scatter_knomial(const hyt_args_t *a, int k)
 {
-    int p = a->ctx->size, me = a->ctx->rank, root = me == a->root, rc = MPI_SUCCESS;
-    long bsz = root ? hyt_pat_bytes(a->scount, a->stype) : hyt_pat_bytes(a->count, a->type);
-    if (bsz == 0)
-        return MPI_SUCCESS;
-    if (bsz * p > INT_MAX)
-        return HYT_UNSUPPORTED; /* a subtree's byte count would overflow an int */
-    hyt_kn_t t;
-    hyt_kn_init(&t, p, k, a->root, me);
-    int nch = hyt_kn_nchildren(&t), n = hyt_kn_subtree(&t), nr = 0;
-    MPI_Request *req = hyt_pat_reqs(a->ctx, nch);
-    char *tmp = hyt_scratch(a->ctx, (size_t)(root ? p : n) * (size_t)bsz);
-    if (!req || !tmp)
-        return MPI_ERR_NO_MEM;
-    MPI_Aint lb, ext;
-    PMPI_Type_get_extent(root ? a->stype : a->type, &lb, &ext);
+    int me = a->ctx->rank, root = me == a->root, nr = 0;
+    hyt_knb_t kb;
+    int rc = hyt_knb_init(&kb, a->ctx, k, a->root, root ? a->scount : a->count,
+                          root ? a->stype : a->type);
+    if (rc != MPI_SUCCESS || kb.bsz == 0)
+        return rc;
+    hyt_kn_t t = kb.t;
+    int nch = kb.nch, n = kb.n;
+    long bsz = kb.bsz;
+    MPI_Request *req = kb.req;
+    char *tmp = kb.tmp;
+    MPI_Aint ext = kb.ext;
     int leaf_direct = !root && nch == 0 && hyt_type_is_contig(a->type);
     if (!root) {
         rc = hyt_p2p_recv(a, leaf_direct ? a->rbuf : tmp, (int)(n * bsz), MPI_BYTE, t.parent);
