@@ -27,13 +27,19 @@ int hyt_p2p_recv(const hyt_args_t *a, void *buf, int count, MPI_Datatype type, i
 int hyt_p2p_isend(const hyt_args_t *a, const void *buf, int count, MPI_Datatype type, int peer,
                   MPI_Request *req)
 {
-    return PMPI_Isend(buf, count, type, peer, HYT_P2P_TAG, priv(a), req);
+    int rc = PMPI_Isend(buf, count, type, peer, HYT_P2P_TAG, priv(a), req);
+    if (rc != MPI_SUCCESS)
+        *req = MPI_REQUEST_NULL; /* kernels count it: their waitall must skip it */
+    return rc;
 }
 
 int hyt_p2p_irecv(const hyt_args_t *a, void *buf, int count, MPI_Datatype type, int peer,
                   MPI_Request *req)
 {
-    return PMPI_Irecv(buf, count, type, peer, HYT_P2P_TAG, priv(a), req);
+    int rc = PMPI_Irecv(buf, count, type, peer, HYT_P2P_TAG, priv(a), req);
+    if (rc != MPI_SUCCESS)
+        *req = MPI_REQUEST_NULL;
+    return rc;
 }
 
 int hyt_p2p_sendrecv(const hyt_args_t *a, const void *sbuf, int scount, MPI_Datatype stype,
