@@ -42,6 +42,9 @@ struct hyt_al {
     long picked;      /* points chosen so far (off-grid counter) */
     int iterations, stable, converged, fitted;
     double cost, cumvar, cumvar0, rel, prev_rel;
+    double *noise;    /* standard errors of measured log times (> 0 only) */
+    int nnoise, capnoise;
+    double delta;     /* gains below this are noise (hyt_al_note_noise) */
 };
 
 void hyt_al_opts_default(hyt_al_opts_t *o)
@@ -197,6 +200,7 @@ void hyt_al_free(hyt_al_t *a)
     free(a->taken);
     free(a->failed);
     free(a->gmu);
+    free(a->noise);
     free(a->meas);
     free(a->nmeas);
     free(a->order);
@@ -428,7 +432,8 @@ static void score_points(hyt_al_t *a)
                 a->score[i] = -1;
                 continue;
             }
-            double s = sqrt(fmax(a->gvar[i], 1e-4)), z = (inc - a->gmu[i]) / s;
+            /* only a gain beyond the measurement noise counts (delta) */
+            double s = sqrt(fmax(a->gvar[i], 1e-4)), z = (inc - a->gmu[i] - a->delta) / s;
             double ei = s * (z * 0.5 * erfc(-z / sqrt(2.0)) + exp(-0.5 * z * z) / 2.5066282746310002);
             a->score[i] = ei / exp(a->gmu[i]);
             best = fmax(best, ei);
@@ -489,6 +494,44 @@ int hyt_al_update(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us,
         return -1;
     track(a);
     return a->converged;
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+void hyt_al_note_noise(hyt_al_t *a, const double *sigma, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!(sigma[i] > 0))
+            continue;
+        if (a->nnoise == a->capnoise) {
+            int cap = a->capnoise ? 2 * a->capnoise : 256;
+            double *q = realloc(a->noise, (size_t)cap * sizeof *q);
+            if (!q)
+                return;
+            a->noise = q;
+            a->capnoise = cap;
+        }
+        a->noise[a->nnoise++] = sigma[i];
+    }
+    if (a->nnoise == 0)
+        return;
+    double *tmp = malloc((size_t)a->nnoise * sizeof *tmp);
+    if (!tmp)
+        return;
+    memcpy(tmp, a->noise, (size_t)a->nnoise * sizeof *tmp);
+    qsort(tmp, (size_t)a->nnoise, sizeof *tmp, cmp_dbl);
+    /* two standard errors of a difference of two medians */
+    a->delta = 2 * sqrt(2.0) * tmp[a->nnoise / 2];
+    free(tmp);
+}
+
+double hyt_al_noise_delta(const hyt_al_t *a)
+{
+    return a->delta;
 }
 
 double hyt_al_cut_us(const hyt_al_t *a, const hyt_al_point_t *p)

@@ -94,7 +94,75 @@ typedef struct view {
     double *t; /* [shape][64][cand], NAN if missing */
     double exhaustive_s;
     int ncut;         /* points of the current run cut after their second call */
+    hyt_al_t *al;     /* the run's loop (measurement noise goes to it) */
+    uint64_t draws;   /* noise stream position */
 } view_t;
+
+/* ---- --oracle-noise ---- */
+static hyt_oracle_noise_t noise;
+
+int hyt_oracle_noise_parse(const char *spec, hyt_oracle_noise_t *nz, char *err, size_t len)
+{
+    char buf[128], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", spec ? spec : "");
+    *nz = (hyt_oracle_noise_t){0, 0.02, 3, 0};
+    int first = 1;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), first = 0) {
+        char *end = NULL;
+        if (first) {
+            nz->sigma = strtod(t, &end);
+            if (end == t || *end || !(nz->sigma >= 0 && nz->sigma <= 2))
+                goto bad;
+        } else if (!strncmp(t, "outliers=", 9)) {
+            nz->outliers = strtod(t + 9, &end);
+            if (end == t + 9 || *end || !(nz->outliers >= 0 && nz->outliers <= 1))
+                goto bad;
+        } else if (!strncmp(t, "steps=", 6)) {
+            long v = strtol(t + 6, &end, 10);
+            if (end == t + 6 || *end || v < 0 || v > 1000)
+                goto bad;
+            nz->steps = (int)v;
+        } else {
+            goto bad;
+        }
+    }
+    if (!first)
+        return 0;
+bad:
+    snprintf(err, len, "--oracle-noise %s: give SIGMA[,outliers=P][,steps=N], e.g. 0.05 or "
+             "0.05,outliers=0.02,steps=3 (SIGMA in 0..2: log-normal spread of one call; P in "
+             "0..1; N >= 0)", spec ? spec : "");
+    return -1;
+}
+
+void hyt_oracle_set_noise(const hyt_oracle_noise_t *nz)
+{
+    noise = nz ? *nz : (hyt_oracle_noise_t){0};
+}
+
+/* splitmix64 of (seed, stream, i): reproducible draws without state */
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+static double unif(uint64_t stream, uint64_t i)
+{
+    return ((double)(mix(mix(noise.seed ^ stream) + i) >> 11) + 0.5) / 9007199254740992.0;
+}
+static double gauss(uint64_t stream, uint64_t i)
+{
+    return sqrt(-2 * log(unif(stream, 2 * i))) * cos(6.283185307179586 * unif(stream, 2 * i + 1));
+}
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
 
 static double *cell(view_t *v, int s, int lg, int c)
 {
@@ -193,10 +261,75 @@ static double lookup(view_t *v, const hyt_al_point_t *p)
     return exp((1 - w) * log(tlo) + w * log(thi));
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* One noisy measurement of truth t (see hyt_oracle_noise_t): the measured
+ * time, and in *sigma the standard error of its log (0 for one call). */
+static double noisy(view_t *v, double t, double cut, int *was_cut, double *sigma)
+{
+    uint64_t i = v->draws++, st = 0x6e6f697365ull; /* "noise" */
+    double out = unif(st, 32 * i) < noise.outliers ? 1.5 + 1.5 * unif(st, 32 * i + 1) : 1;
+    double first = t * out * exp(noise.sigma * gauss(st, 16 * i + 1));
+    *sigma = 0;
+    if ((*was_cut = first > cut))
+        return first;
+    double lr[HYT_ORACLE_NOISE_REPS];
+    for (int r = 0; r < HYT_ORACLE_NOISE_REPS; r++)
+        lr[r] = log(t * out) + noise.sigma * gauss(st, 16 * i + 2 + r);
+    qsort(lr, HYT_ORACLE_NOISE_REPS, sizeof *lr, cmp_double);
+    int n = HYT_ORACLE_NOISE_REPS;
+    /* interquartile range / 1.349: one call's sigma; the median's is 1.2533 / sqrt(n) of it */
+    *sigma = 1.2533 * (lr[(3 * n) / 4] - lr[n / 4]) / 1.349 / sqrt((double)n);
+    return exp(0.5 * (lr[n / 2 - 1] + lr[n / 2]));
+}
+
+/* The non-monotone steps of --oracle-noise, applied to the truth. */
+static void add_steps(view_t *v, const char *coll)
+{
+    uint64_t st = name_hash(coll);
+    for (int k = 0; k < noise.steps; k++) {
+        int s = (int)(unif(st, 4 * (uint64_t)k) * v->nshape);
+        int c = (int)(unif(st, 4 * (uint64_t)k + 1) * v->ncand);
+        int have[64], nh = 0;
+        for (int lg = 0; lg < 64; lg++)
+            if (!isnan(*cell(v, s, lg, c)))
+                have[nh++] = lg;
+        if (nh < 2)
+            continue;
+        int from = 1 + (int)(unif(st, 4 * (uint64_t)k + 2) * (nh - 1));
+        double f = 0.6 + 0.25 * unif(st, 4 * (uint64_t)k + 3);
+        for (int h = from; h < nh; h++)
+            *cell(v, s, have[h], c) *= f;
+    }
+    v->exhaustive_s = 0;
+    for (size_t i = 0; i < (size_t)v->nshape * 64 * (size_t)v->ncand; i++)
+        if (!isnan(v->t[i]))
+            v->exhaustive_s += v->t[i] * 1e-6 * HYT_ORACLE_CALLS;
+}
+
 static int measure(void *ctx, const hyt_al_point_t *pts, int n, const double *cut, double *us,
                    double *cost)
 {
     view_t *v = ctx;
+    if (noise.sigma > 0) {
+        double *sig = calloc((size_t)(n > 0 ? n : 1), sizeof *sig);
+        for (int i = 0; i < n; i++) {
+            double t = lookup(v, &pts[i]);
+            int was_cut = 0;
+            us[i] = isnan(t) ? -1 : noisy(v, t, cut[i], &was_cut, sig ? &sig[i] : &(double){0});
+            cost[i] = isnan(t) ? 0
+                               : t * 1e-6 * (was_cut ? HYT_ORACLE_CUT_CALLS : HYT_ORACLE_CALLS);
+            v->ncut += was_cut;
+        }
+        if (sig && v->al)
+            hyt_al_note_noise(v->al, sig, n);
+        free(sig);
+        return 0;
+    }
     for (int i = 0; i < n; i++) {
         double t = lookup(v, &pts[i]);
         us[i] = isnan(t) ? -1 : t; /* not in the sweep: a failed benchmark */
@@ -315,6 +448,8 @@ static int run(view_t *v, const char *coll, const hyt_al_opts_t *opts, const cha
         return -1;
     int rc = 0;
     v->ncut = 0;
+    v->al = al;
+    v->draws = 0;
     *end = *at = (snap_t){0};
     for (;;) {
         rc = hyt_al_step(al, measure, v);
@@ -336,6 +471,7 @@ static int run(view_t *v, const char *coll, const hyt_al_opts_t *opts, const cha
     hyt_al_status(al, &end->st);
     if (!at->set)
         *at = *end;
+    v->al = NULL;
     hyt_al_free(al);
     return rc < 0 ? -1 : 0;
 }
@@ -363,6 +499,8 @@ int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_op
         free(v);
         return -1;
     }
+    if (noise.sigma > 0)
+        add_steps(v, coll);
     int ng = make_grid(v, &g);
     pred = malloc((size_t)(ng > 0 ? ng : 1) * sizeof *pred);
     if (ng < 2 || !pred)

@@ -47,6 +47,28 @@ typedef struct hyt_oracle_total {
     double slow[2], bad[2]; /* sums over groups of slowdown, of mistakes (0/1) */
 } hyt_oracle_total_t;
 
+/* --oracle-noise: a noisy machine made from an exact oracle, reproducible by
+ * seed.  Truth: the oracle with `steps` non-monotone steps per collective
+ * (a (shape, candidate) series drawn at random, its times from a random
+ * size upwards multiplied by a factor drawn in [0.6, 0.85]).  A measurement
+ * of a point: HYT_ORACLE_NOISE_REPS repetitions, each the truth times
+ * exp(sigma Z) (Z standard normal), its median; with probability `outliers`
+ * the whole point is disturbed, times a factor in [1.5, 3]; its standard
+ * error (from the repetitions' interquartile range) goes to
+ * hyt_al_note_noise.  A point cut after its second call is one repetition.
+ * sigma 0: off (exact replay). */
+#define HYT_ORACLE_NOISE_REPS 10
+typedef struct hyt_oracle_noise {
+    double sigma, outliers;
+    int steps;
+    uint64_t seed;
+} hyt_oracle_noise_t;
+/* Parse "SIGMA[,outliers=P][,steps=N]" (defaults 0.02 and 3); 0, or -1
+ * with a message in err. */
+int hyt_oracle_noise_parse(const char *spec, hyt_oracle_noise_t *nz, char *err, size_t len);
+/* Set the noise of the next hyt_oracle_simulate calls (NULL: exact). */
+void hyt_oracle_set_noise(const hyt_oracle_noise_t *nz);
+
 /* Run the tuner's loop on the oracle's data for collective coll and print
  * per iteration the FACT metrics (R^2, average slowdown vs the oracle's
  * best, accuracy, significant-mistake share, cumulative benchmark seconds)

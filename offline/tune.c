@@ -59,6 +59,7 @@ typedef struct tune_opts {
     int cut_given;            /* --cut on the command line (--exhaustive races only then) */
     double random_to;         /* --random-to PCT (--oracle): random sampling's budget */
     const char *arrival;      /* --arrival PATTERN as given (NULL: sync) */
+    const char *oracle_noise; /* --oracle-noise SPEC (NULL: exact replay) */
     int arrival_kind;         /* ARRIVAL_* */
     double arrival_us;        /* its spread in us */
     uint64_t seed;
@@ -108,6 +109,11 @@ static void usage(FILE *f)
             "                     (coll,nodes,ppn,bytes,algorithm,k,time_us) and print\n"
             "                     R^2, slowdown, accuracy, mistakes per iteration for\n"
             "                     the tuner and for random sampling\n"
+            "  --oracle-noise S   with --oracle: a noisy machine, reproducible by --seed:\n"
+            "                     SIGMA[,outliers=P][,steps=N]: log-normal spread of one\n"
+            "                     call, share of disturbed points (x1.5-3; default 0.02),\n"
+            "                     non-monotone steps in the truth (default 3); see\n"
+            "                     docs/tuner.md\n"
             "  --score TABLE      with --oracle: instead, score TABLE's choices against\n"
             "                     the oracle (average slowdown, mistakes > 10%%)\n"
             "  --random-to PCT    with --oracle: random sampling goes on to PCT%% of the\n"
@@ -298,6 +304,11 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
             o->mpich_json = v;
         } else if (!strcmp(a, "--oracle")) {
             o->oracle = v;
+        } else if (!strcmp(a, "--oracle-noise")) {
+            hyt_oracle_noise_t nz;
+            if (hyt_oracle_noise_parse(v, &nz, err, len))
+                return -1;
+            o->oracle_noise = v;
         } else if (!strcmp(a, "--score")) {
             o->score = v;
         } else if (!strcmp(a, "--warm-start")) {
@@ -375,6 +386,10 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
     if (o->score && !o->oracle) {
         snprintf(err, len, "--score %s: needs --oracle FILE, the measurements to score the "
                  "table against", o->score);
+        return -1;
+    }
+    if (o->oracle_noise && (!o->oracle || o->score)) {
+        snprintf(err, len, "--oracle-noise: only for an --oracle replay (without --score)");
         return -1;
     }
     if (o->random_to > 0 && (!o->oracle || o->score)) {
@@ -468,6 +483,13 @@ static int oracle_main(const tune_opts_t *t)
         hyt_oracle_free(o);
         return rc;
     }
+    hyt_oracle_noise_t nz = {0};
+    if (t->oracle_noise) { /* parsed in parse_args */
+        char e[256];
+        hyt_oracle_noise_parse(t->oracle_noise, &nz, e, sizeof e);
+        nz.seed = t->seed;
+    }
+    hyt_oracle_set_noise(&nz);
     hyt_oracle_total_t tot = {0};
     for (int i = 0; i < t->ncolls; i++) {
         hyt_al_opts_t ao;
@@ -948,8 +970,9 @@ static double bench_attempt(hyt_args_t *a, const cand_t *cd, MPI_Comm comm, doub
         spent += t;
     }
     double med = median(reps, n); /* sorts reps */
-    /* half the interquartile range over the median: the repetitions' noise */
-    *spread = med > 0 ? 0.5 * (reps[(3 * n) / 4] - reps[n / 4]) / med : 0;
+    /* standard error of the median's log: one call's sigma from the
+     * interquartile range (/ 1.349), times 1.2533 / sqrt(n) */
+    *spread = med > 0 ? 1.2533 * (reps[(3 * n) / 4] - reps[n / 4]) / med / 1.349 / sqrt(n) : 0;
     return med * 1e6;
 }
 
@@ -961,7 +984,7 @@ typedef struct point_result {
     double tries;  /* attempts made: a failed attempt is retried once */
     double failed; /* 1: the retry failed too (the point is skipped) */
     double cut;    /* 1: recorded after its second call, slower than its cut_us */
-    double spread; /* relative half interquartile range of its repetitions */
+    double spread; /* standard error of its log time, from its repetitions */
 } point_result_t;
 _Static_assert(sizeof(point_result_t) == 6 * sizeof(double), "reduced as 6 doubles");
 
@@ -1258,7 +1281,7 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
     hyt_al_point_t pts[1024];
     round_pt_t rp[1024];
     int round_end[1024];
-    double us[1024], cost[1024];
+    double us[1024], cost[1024], sigma[1024];
     int tries[1024], cut[1024];
     double t0 = PMPI_Wtime();
     int max = 2 * t->batch; /* the initial random points come in one batch */
@@ -1273,7 +1296,7 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
         for (int r = 0; r < nr; r++) {
             int m = round_end[r] - done;
             run_round(j, cs->cands, cs->ncand, rp + done, m, t->point_budget, b, us + done, cost + done,
-                      tries + done, cut + done, NULL);
+                      tries + done, cut + done, sigma + done);
             done = round_end[r];
         }
         for (int i = 0; i < n; i++)
@@ -1282,6 +1305,7 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
         for (int i = 0; i < n; i++)
             cs->cut += cut[i];
         dump_batch(dump, cs, pts, us, n);
+        hyt_al_note_noise(cs->al, sigma, n);
         int rc = hyt_al_update(cs->al, pts, us, cost, n);
         progress(cs, t0, deadline);
         if (rc < 0 || (rc == 1 && !t->exhaustive))
@@ -1355,8 +1379,8 @@ static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes)
  * selection) is kept only where both were measured, at the rule's sizes
  * (hyt_rules_check_sizes: its edges, the powers of two between and sizes
  * off the grid between those), and it wins by more than the noise: its
- * median below native's by more than max(HYT_GUARD_MARGIN, the sum of both
- * points' relative spreads); elsewhere native is written.  Check points are
+ * median below native's by more than max(HYT_GUARD_MARGIN, two standard
+ * errors of the difference of both medians); elsewhere native is written.  Check points are
  * never cut.  All ranks run the rounds (tune_coll_follow). */
 #define HYT_GUARD_MARGIN 0.03
 #define GUARD_MAX 4096
@@ -1420,7 +1444,7 @@ static void native_guard(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
             if (owner[i] / MAX_RULES != s)
                 continue;
             double tc = us[i], tn = us[i + 1];
-            double margin = fmax(HYT_GUARD_MARGIN, sp[i] + sp[i + 1]);
+            double margin = fmax(HYT_GUARD_MARGIN, 2 * sqrt(sp[i] * sp[i] + sp[i + 1] * sp[i + 1]));
             int keep = tn < 0 || (tc >= 0 && tc < tn * (1 - margin));
             v[nv++] = (hyt_rules_verdict_t){owner[i] % MAX_RULES, pts[i].bytes, keep};
             native_sizes += !keep;
