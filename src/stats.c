@@ -92,6 +92,20 @@ static const char *passed_reason(const hyt_comm_t *ctx, const hyt_key_t *key)
     return "no table";
 }
 
+/* What chose the key's algorithm: the HYTUNE_FORCE_* variable, the online
+ * tuner (the table's algorithm at a probed radix), a table rule, or nothing
+ * (the MPI library's own selection, for the reason passed_reason gives). */
+static const char *choice_source(const hyt_comm_t *ctx, const hyt_key_t *key)
+{
+    if (key->variant != 0 || !hyt_coll_tunable(key->coll))
+        return "mpi";
+    if (ctx->forced[key->coll])
+        return "forced";
+    if (key->online)
+        return "online";
+    return ctx->rules[key->coll] ? "table" : "mpi";
+}
+
 static uint64_t key_fallbacks(const hyt_key_t *key)
 {
     uint64_t n = 0;
@@ -276,6 +290,7 @@ static void json_key(const hyt_comm_t *ctx, const hyt_key_t *key, void *arg)
     json_object_object_add(o, "algorithm",
                            json_object_new_string(key->alg ? key->alg->name : "native"));
     json_object_object_add(o, "k", json_object_new_int(key->k));
+    json_object_object_add(o, "source", json_object_new_string(choice_source(ctx, key)));
     json_object_object_add(o, "tuned_calls", json_object_new_int64((int64_t)key->tuned));
     uint64_t passed = key_passed(key);
     json_object_object_add(o, "native_calls", json_object_new_int64((int64_t)passed));
@@ -350,7 +365,9 @@ void hyt_stats_dump(void)
     free(text);
 
     json_object *root = json_object_new_object(), *comms = json_object_new_array();
-    json_object_object_add(root, "format", json_object_new_int(1));
+    /* the schema (docs/statistics.md); `hytune report` reads this version only */
+    json_object_object_add(root, "content", json_object_new_string(HYT_STATS_CONTENT));
+    json_object_object_add(root, "format", json_object_new_int(HYT_STATS_FORMAT));
     json_object_object_add(root, "rank", json_object_new_int(hyt_world_rank));
     json_object_object_add(root, "world_size", json_object_new_int(hyt_world_size));
     json_object_object_add(root, "mode", json_object_new_string(mode_name()));

@@ -1,4 +1,5 @@
-/* The hytune command: list, info, topo, tune. */
+/* The hytune command: list, info, topo, tune, report. */
+#include "offline/report.h"
 #include "offline/tune.h"
 #include "src/hyt.h"
 #include "topology/topology.h"
@@ -22,6 +23,8 @@ static void usage(FILE *out)
             "  info [--env]          version and build; --env: every HYTUNE_* variable\n"
             "  topo                  the node model of this allocation (run under mpiexec)\n"
             "  tune [OPTIONS]        allocation-time tuning (run under mpiexec; tune --help)\n"
+            "  report STATS.json [MORE.json ...] [--png DIR] [--csv]\n"
+            "                        the statistics of runs, side by side (report --help)\n"
             "  help                  this text\n"
             "\n"
             "Use the library: link -lhytune, or LD_PRELOAD=libhytune.so, and set\n"
@@ -120,6 +123,8 @@ int main(int argc, char **argv)
         return cmd_topo(argc - 1, argv + 1);
     if (strcmp(cmd, "tune") == 0)
         return hyt_tune_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return hyt_report_main(argc - 1, argv + 1);
     if (strcmp(cmd, "--version") == 0) {
         printf("hytune %s\n", HYT_VERSION);
         return 0;
