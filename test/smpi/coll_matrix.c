@@ -659,6 +659,8 @@ static int type_applies(hyt_coll_t coll, int ty, int o)
     const ttype_t *t = &types[ty];
     if (hyt_coll_has_op(coll))
         return op_applies(o, t);
+    if (coll == HYT_COLL_BARRIER)
+        return o == 0 && ty == T_INT; /* moves no data: one case per k and count */
     return o == 0 && ty != T_PAIR && ty != T_PAIR_LB; /* data movement: every type once */
 }
 
