@@ -1,0 +1,116 @@
+/* Choosing the algorithm among a rule's shortlist (see choose.h).
+ *
+ * The table's shortlist holds the candidates the tuner's model could not
+ * rule out; which one is fastest on the application's own calls (back to
+ * back, with its arrival skew and its traffic) is measured here, one window
+ * of calls per candidate.  The rule's own choice runs first and stays unless
+ * another wins by the guard, so noise does not move the choice; candidates
+ * are tried in the order of their prediction, and the ones the prediction
+ * says cannot win even in their favour are not measured at all. */
+#include "online/choose.h"
+
+#include <math.h>
+#include <string.h>
+
+static int cmp_before(const hyt_choice_t *c, int a, int b)
+{
+    double pa = c->pred[a], pb = c->pred[b];
+    if ((pa < 0) != (pb < 0))
+        return pb < 0; /* known predictions first */
+    if (pa >= 0 && pa != pb)
+        return pa < pb;
+    return a < b;
+}
+
+void hyt_choice_start(hyt_choice_t *c, int n, const double *pred, const double *sd,
+                      double min_gain)
+{
+    memset(c, 0, sizeof *c);
+    c->n = n < 1 ? 1 : n > HYT_CHOICE_MAX ? HYT_CHOICE_MAX : n;
+    for (int i = 0; i < c->n; i++) {
+        c->pred[i] = pred ? pred[i] : -1;
+        c->sd[i] = sd ? sd[i] : -1;
+        c->t[i] = -1;
+        c->status[i] = HYT_CAND_PENDING;
+    }
+    c->min_gain = c->guard = min_gain;
+    c->best = -1;
+    c->best_t = -1;
+    /* the incumbent first, then insertion sort of the others */
+    c->order[0] = 0;
+    for (int i = 1; i < c->n; i++) {
+        int j = i;
+        while (j > 1 && cmp_before(c, i, c->order[j - 1])) {
+            c->order[j] = c->order[j - 1];
+            j--;
+        }
+        c->order[j] = i;
+    }
+    if (c->n == 1) {
+        c->best = 0;
+        c->next = -1;
+    } else {
+        c->next = 0;
+    }
+}
+
+/* Candidates that cannot win any more are skipped; the next one to
+ * measure, or -1. */
+static int advance(hyt_choice_t *c)
+{
+    double scale = HUGE_VAL; /* lowest measured / predicted: the model's bias */
+    for (int i = 0; i < c->n; i++)
+        if (c->status[i] == HYT_CAND_MEASURED && c->pred[i] > 0 && c->t[i] / c->pred[i] < scale)
+            scale = c->t[i] / c->pred[i];
+    while (++c->pos < c->n) {
+        int j = c->order[c->pos];
+        if (c->best >= 0 && c->pred[j] >= 0 && scale < HUGE_VAL) {
+            double lo = c->pred[j] - 2 * (c->sd[j] > 0 ? c->sd[j] : 0);
+            double est = (lo > 0 ? lo : 0) * scale;
+            if (!(est < c->best_t * (1 - c->guard))) {
+                c->status[j] = HYT_CAND_SKIPPED;
+                continue;
+            }
+        }
+        return c->next = j;
+    }
+    return c->next = -1;
+}
+
+int hyt_choice_feed(hyt_choice_t *c, double t, double s)
+{
+    if (c->next < 0)
+        return -1;
+    int j = c->next;
+    c->t[j] = t;
+    c->status[j] = HYT_CAND_MEASURED;
+    c->spread[c->windows++] = s > 0 ? s : 0;
+    double sp[HYT_CHOICE_MAX];
+    memcpy(sp, c->spread, (size_t)c->windows * sizeof sp[0]);
+    double noise = HYT_PROBE_NOISE_MULT * hyt_probe_median(sp, c->windows);
+    c->guard = noise > c->min_gain ? noise : c->min_gain;
+    if (c->best < 0 || t < c->best_t * (1 - c->guard)) { /* a tie keeps the incumbent */
+        c->best = j;
+        c->best_t = t;
+    }
+    return advance(c);
+}
+
+int hyt_choice_unsupported(hyt_choice_t *c)
+{
+    if (c->next < 0)
+        return -1;
+    c->status[c->next] = HYT_CAND_UNSUPPORTED;
+    return advance(c);
+}
+
+int hyt_choice_probe_start(const hyt_choice_t *c, hyt_probe_t *p, int k0, int k_min, int k_max,
+                           double min_gain, int max_windows)
+{
+    hyt_probe_start(p, k0, k_min, k_max, min_gain, max_windows);
+    if (c->best < 0 || c->best_t < 0 || p->k_next != k0)
+        return p->k_next; /* nothing measured at k0 itself: the probe measures it */
+    double sp[HYT_CHOICE_MAX];
+    memcpy(sp, c->spread, (size_t)c->windows * sizeof sp[0]);
+    return hyt_probe_feed_noisy(p, c->best_t, hyt_probe_median(sp, c->windows));
+}

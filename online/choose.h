@@ -1,0 +1,71 @@
+/* Choosing among a rule's shortlist as a pure decision function
+ * (online/choose.c).
+ *
+ * Like online/probe.h, the machine sees only global (rank-agreed) window
+ * times, so every rank that feeds it the same values takes the same
+ * decisions.  No MPI, no clock, no allocation: unit-tested in
+ * test/unit/test_online_choose.c. */
+#ifndef HYT_ONLINE_CHOOSE_H
+#define HYT_ONLINE_CHOOSE_H
+
+#include "online/probe.h"
+
+#define HYT_CHOICE_MAX 8
+
+typedef enum {
+    HYT_CAND_PENDING,     /* not measured yet */
+    HYT_CAND_MEASURED,    /* its window time is in t[] */
+    HYT_CAND_UNSUPPORTED, /* its window's calls went to PMPI (the same on every rank) */
+    HYT_CAND_SKIPPED,     /* the prediction says it cannot win by the guard: not measured */
+} hyt_cand_status_t;
+
+typedef struct hyt_choice {
+    int n;                      /* candidates; 0 is the rule's own choice */
+    double pred[HYT_CHOICE_MAX];/* predicted times (any unit; < 0: unknown) */
+    double sd[HYT_CHOICE_MAX];  /* their deviations (< 0: unknown) */
+    double t[HYT_CHOICE_MAX];   /* measured global window times */
+    hyt_cand_status_t status[HYT_CHOICE_MAX];
+    int order[HYT_CHOICE_MAX];  /* measuring order */
+    int pos;                    /* order[pos] is being measured */
+    int next;                   /* candidate to measure next; -1: done */
+    int best;                   /* -1: none supported so far */
+    double best_t;
+    double min_gain, guard;     /* as in hyt_probe_t */
+    double spread[HYT_CHOICE_MAX];
+    int windows;
+} hyt_choice_t;
+
+/* Start a choice among n candidates (n is clamped to HYT_CHOICE_MAX; pred
+ * and sd may be NULL).  The rule's own choice (0) is measured first: it is
+ * the incumbent, which another candidate must beat by the guard (min_gain,
+ * or HYT_PROBE_NOISE_MULT x the median window spread when that is larger);
+ * the others follow by predicted time (unknown last, ties by index).  With
+ * n == 1 the choice is made at once (next = -1, best = 0, no window). */
+void hyt_choice_start(hyt_choice_t *c, int n, const double *pred, const double *sd,
+                      double min_gain);
+/* Feed the global time t (relative spread s) of the window run with
+ * candidate c->next; returns the next candidate to measure, or -1 when the
+ * choice is made (c->best, c->best_t).  After each window the candidates
+ * not measured yet whose optimistic estimate cannot beat the best by the
+ * guard are skipped: estimate = (pred - 2 sd) x the lowest measured/predicted
+ * ratio so far (the model's bias on this machine, taken in the candidate's
+ * favour); a candidate without a prediction is always measured. */
+int hyt_choice_feed(hyt_choice_t *c, double t, double s);
+/* The window of c->next did not run it (every call fell back to PMPI, for a
+ * reason that is the same on every rank): mark it and go on.  Returns the
+ * next candidate or -1; if no candidate ran, c->best stays -1. */
+int hyt_choice_unsupported(hyt_choice_t *c);
+static inline int hyt_choice_done(const hyt_choice_t *c)
+{
+    return c->next < 0;
+}
+
+/* Composition with the radix probe, for a winner with a radix (a winner
+ * without one is settled as chosen): start p at the winner's radix k0 and
+ * feed it the winner's window time (its start window, measured already).
+ * Returns the next radix to measure (p settled: the winner's k, no more
+ * windows).  The noise guard carries over: the choice's median spread. */
+int hyt_choice_probe_start(const hyt_choice_t *c, hyt_probe_t *p, int k0, int k_min, int k_max,
+                           double min_gain, int max_windows);
+
+#endif

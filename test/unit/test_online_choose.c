@@ -1,0 +1,155 @@
+/* Unit test of the choice among a rule's shortlist (online/choose.c) as a
+ * pure function of agreed window times: the measuring order (own choice,
+ * then by prediction), ties and small wins keeping the incumbent, a window
+ * noise that widens the guard, an unsupported candidate, every candidate
+ * unsupported, early stop on predictions, a shortlist of one (no window),
+ * and the composition with the radix probe (the winner's window is the
+ * probe's start window; the whole search stays within the call budget). */
+#include "online/choose.h"
+#include "test/check.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GAIN 0.02
+#define WINDOW 3      /* calls per window (HYTUNE_PROBE_CALLS default) */
+#define MAX_WINDOWS 9 /* online.c's radix budget */
+
+/* Run the choice against true times tt[] (< 0: unsupported); returns the
+ * winner, the measured sequence in seq[] (its length in *nseq). */
+static int run(hyt_choice_t *c, int n, const double *pred, const double *sd, const double *tt,
+               int *seq, int *nseq)
+{
+    hyt_choice_start(c, n, pred, sd, GAIN);
+    *nseq = 0;
+    for (int j = c->next; j >= 0;) {
+        seq[(*nseq)++] = j;
+        j = tt[j] < 0 ? hyt_choice_unsupported(c) : hyt_choice_feed(c, tt[j], 0);
+    }
+    return c->best;
+}
+
+static void test_order_and_winner(void)
+{
+    hyt_choice_t c;
+    int seq[8], ns;
+    /* own choice first, then by prediction (unknown last) */
+    double pred[4] = {10, 12, -1, 11}, sd[4] = {1, 3, -1, 3}, tt[4] = {10, 8, 9.5, 9};
+    int w = run(&c, 4, pred, sd, tt, seq, &ns);
+    CHECK(ns == 4 && seq[0] == 0 && seq[1] == 3 && seq[2] == 1 && seq[3] == 2,
+          "order: %d %d %d %d (n %d)", seq[0], seq[1], seq[2], seq[3], ns);
+    CHECK(w == 1 && c.best_t == 8, "winner %d", w);
+    /* a tie, and a win below the guard, keep the incumbent */
+    double tie[3] = {10, 10, 9.9};
+    w = run(&c, 3, NULL, NULL, tie, seq, &ns);
+    CHECK(w == 0 && ns == 3, "tie: winner %d after %d windows", w, ns);
+    /* a later candidate must beat the best so far, not the incumbent */
+    double chain[3] = {10, 9, 8.95};
+    w = run(&c, 3, NULL, NULL, chain, seq, &ns);
+    CHECK(w == 1, "chain: winner %d", w);
+    /* a shortlist of one: chosen at once, no window */
+    hyt_choice_start(&c, 1, NULL, NULL, GAIN);
+    CHECK(hyt_choice_done(&c) && c.best == 0 && c.windows == 0, "shortlist of one");
+}
+
+static void test_noise(void)
+{
+    /* windows that scatter by 10%: a 5% win is noise, a 30% win is not */
+    hyt_choice_t c;
+    hyt_choice_start(&c, 3, NULL, NULL, GAIN);
+    hyt_choice_feed(&c, 10, 0.10);
+    hyt_choice_feed(&c, 9.5, 0.10);
+    CHECK(c.best == 0 && c.guard >= 0.15 - 1e-12, "noisy 5%% win taken (guard %.3f)", c.guard);
+    hyt_choice_feed(&c, 7, 0.10);
+    CHECK(hyt_choice_done(&c) && c.best == 2, "30%% win not taken: best %d", c.best);
+    /* noise-free: the 5% win counts */
+    hyt_choice_start(&c, 2, NULL, NULL, GAIN);
+    hyt_choice_feed(&c, 10, 0);
+    hyt_choice_feed(&c, 9.5, 0);
+    CHECK(c.best == 1, "noise-free 5%% win not taken");
+}
+
+static void test_unsupported(void)
+{
+    hyt_choice_t c;
+    int seq[8], ns;
+    /* the second candidate falls back: skipped, the third still measured */
+    double tt[3] = {10, -1, 8};
+    int w = run(&c, 3, NULL, NULL, tt, seq, &ns);
+    CHECK(w == 2 && ns == 3 && c.status[1] == HYT_CAND_UNSUPPORTED, "unsupported middle: %d", w);
+    /* the rule's own choice falls back: the next supported one is the incumbent */
+    double t0[3] = {-1, 12, 11.9};
+    w = run(&c, 3, NULL, NULL, t0, seq, &ns);
+    CHECK(w == 1 && c.best_t == 12, "unsupported own choice: winner %d", w);
+    /* none runs: no winner */
+    double none[2] = {-1, -1};
+    w = run(&c, 2, NULL, NULL, none, seq, &ns);
+    CHECK(w == -1 && hyt_choice_done(&c), "all unsupported: winner %d", w);
+}
+
+static void test_early_stop(void)
+{
+    hyt_choice_t c;
+    int seq[8], ns;
+    /* the model reads 2x too high here (10 predicted, 5 measured); the
+     * others are predicted 30% and 60% slower with tight deviations: they
+     * cannot win even at the model's best ratio, and are not measured */
+    double pred[3] = {10, 13, 16}, sd[3] = {0.5, 0.5, 0.5}, tt[3] = {5, 4, 3};
+    int w = run(&c, 3, pred, sd, tt, seq, &ns);
+    CHECK(ns == 1 && w == 0 && c.status[1] == HYT_CAND_SKIPPED &&
+              c.status[2] == HYT_CAND_SKIPPED,
+          "early stop: %d windows, winner %d", ns, w);
+    /* a wide deviation keeps a candidate in the race */
+    double sdw[3] = {0.5, 3, 0.5};
+    w = run(&c, 3, pred, sdw, tt, seq, &ns);
+    CHECK(ns == 2 && seq[1] == 1 && w == 1 && c.status[2] == HYT_CAND_SKIPPED,
+          "wide deviation: %d windows, winner %d", ns, w);
+    /* a candidate measured slower than predicted does not make the others
+     * look hopeless: the lowest ratio is kept */
+    double p2[3] = {10, 10.5, 10.8}, s2[3] = {1, 1, 1}, t2[3] = {10, 20, 9};
+    w = run(&c, 3, p2, s2, t2, seq, &ns);
+    CHECK(ns == 3 && w == 2, "lowest ratio: %d windows, winner %d", ns, w);
+    /* without deviations, candidates predicted slower than the measured
+     * incumbent by more than the guard are not measured */
+    w = run(&c, 3, p2, NULL, t2, seq, &ns);
+    CHECK(ns == 1 && w == 0, "no deviations: %d windows", ns);
+
+    /* unknown predictions are always measured */
+    double p3[3] = {10, -1, 30}, t3[3] = {10, 9, 1};
+    w = run(&c, 3, p3, sd, t3, seq, &ns);
+    CHECK(ns == 2 && seq[1] == 1 && w == 1, "unknown prediction measured: %d windows", ns);
+}
+
+/* k-nomial-like curve of the winner: optimum at k = 8 */
+static double curve(int k)
+{
+    return 4.0 + fabs(log2((double)k) - 3.0);
+}
+
+static void test_with_probe(void)
+{
+    hyt_choice_t c;
+    int seq[8], ns;
+    double tt[3] = {9, curve(2), 8.5}; /* candidate 1 (radix, start k 2) wins */
+    int w = run(&c, 3, NULL, NULL, tt, seq, &ns);
+    CHECK(w == 1, "winner %d", w);
+    hyt_probe_t p;
+    int k = hyt_choice_probe_start(&c, &p, 2, 2, 64, GAIN, MAX_WINDOWS);
+    CHECK(p.windows == 1 && p.best_k == 2 && p.best_t == curve(2) && k != 2,
+          "the winner's window is the probe's start: windows %d, next k %d", p.windows, k);
+    while (!hyt_probe_settled(&p))
+        k = hyt_probe_feed(&p, curve(k));
+    CHECK(p.best_k == 8, "composed search settles at k %d", p.best_k);
+    int calls = WINDOW * (ns + p.windows - 1);
+    CHECK(calls <= 40, "calls spent choosing and probing: %d", calls);
+}
+
+int main(void)
+{
+    test_order_and_winner();
+    test_noise();
+    test_unsupported();
+    test_early_stop();
+    test_with_probe();
+    return check_done("test_online_choose");
+}
