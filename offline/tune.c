@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HYT_BENCH_WARMUP 2
 #define HYT_BENCH_MIN_REPS 5
@@ -47,6 +48,10 @@
 
 /* --arrival: when each rank enters a timed call (see timed_call) */
 enum { ARRIVAL_SYNC, ARRIVAL_LINEAR, ARRIVAL_LAST, ARRIVAL_RANDOM };
+
+/* How rank 0 shows the progress of the search (--progress). */
+enum { PROGRESS_AUTO, PROGRESS_LINE, PROGRESS_LOG };
+#define PROGRESS_EVERY_S 2.0 /* the rewritten line's period */
 
 typedef struct tune_opts {
     int colls[MAX_COLLS], ncolls;
@@ -65,6 +70,7 @@ typedef struct tune_opts {
     uint64_t seed;
     int batch, exhaustive, no_mpich;
     int select_variance;      /* --select variance: ACCLAiM's choice and stop */
+    int progress;             /* --progress: PROGRESS_* */
     int k_max;                /* --k-max: largest radix of any candidate (0: no cap) */
     int no_parallel;          /* --no-parallel: one benchmark point at a time */
     int job_shape_only;       /* --shapes job: tune only the job's own shape */
@@ -105,6 +111,11 @@ static void usage(FILE *f)
             "  --exhaustive       measure every grid point (with --dump: an oracle);\n"
             "                     races only with an explicit --cut\n"
             "  --warm-start FILE  start from measurements in oracle CSV format\n"
+            "  --progress MODE    auto (default): line if standard error is a terminal,\n"
+            "                     else log; line: one line rewritten every 2 s\n"
+            "                     (collective, points, benchmark seconds, expected gain\n"
+            "                     left); log: a line per iteration (mpiexec passes rank\n"
+            "                     0's standard error through a pipe: line for a terminal)\n"
             "  --oracle FILE      no MPI: replay the loop on an exhaustive CSV\n"
             "                     (coll,nodes,ppn,bytes,algorithm,k,time_us) and print\n"
             "                     R^2, slowdown, accuracy, mistakes per iteration for\n"
@@ -257,6 +268,17 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t l
                 return -1;
             }
             o->job_shape_only = !strcmp(v, "job");
+            i++;
+            continue;
+        }
+        if (!strcmp(a, "--progress")) {
+            if (!v || (strcmp(v, "auto") && strcmp(v, "line") && strcmp(v, "log"))) {
+                snprintf(err, len, "--progress %s: give auto (line on a terminal, else log), "
+                         "line or log", v ? v : "");
+                return -1;
+            }
+            o->progress = !strcmp(v, "line") ? PROGRESS_LINE : !strcmp(v, "log") ? PROGRESS_LOG
+                                                                                 : PROGRESS_AUTO;
             i++;
             continue;
         }
@@ -1202,6 +1224,44 @@ typedef struct coll_state {
     double guard_cost;  /* benchmark seconds of the native guard's points */
 } coll_state_t;
 
+/* The rewritten progress line (PROGRESS_LINE): when it was last written (0:
+ * not on the screen). */
+static double progress_shown;
+
+/* The line: collective, points, benchmark seconds, expected gain left (or,
+ * --select variance, the variance left); points and cost of the iteration
+ * under way are added.  final: the collective is done, end the line. */
+static void progress_line(const tune_opts_t *t, const coll_state_t *cs, double t0, int points,
+                          double cost_s, int final)
+{
+    double now = PMPI_Wtime();
+    if (!final && progress_shown > 0 && now - progress_shown < PROGRESS_EVERY_S)
+        return;
+    hyt_al_status_t st;
+    hyt_al_status(cs->al, &st);
+    char left[96];
+    if (!st.iterations)
+        snprintf(left, sizeof left, "first batch");
+    else if (t->select_variance)
+        snprintf(left, sizeof left, "variance %.3f of start", st.cumvar_rel);
+    else
+        snprintf(left, sizeof left, "expected gain left %.4g (stop below %.4g)", st.expected,
+                 t->threshold);
+    fprintf(stderr, "\r\033[Ktune: %s: %d points, benchmark %.1f s, %s, elapsed %.0f s%s",
+            hyt_coll_name((hyt_coll_t)cs->c), st.points + points, st.cost_s + cost_s, left,
+            now - t0, final ? "\n" : "");
+    fflush(stderr);
+    progress_shown = final ? 0 : now;
+}
+
+/* Clear the rewritten line before another message. */
+static void progress_clear(void)
+{
+    if (progress_shown > 0)
+        fprintf(stderr, "\r\033[K");
+    progress_shown = 0;
+}
+
 /* Rank 0: say which points needed their retry, and which failed twice. */
 static void report_faults(coll_state_t *cs, const hyt_al_point_t *pts, const double *us,
                           const int *tries, int n)
@@ -1209,6 +1269,7 @@ static void report_faults(coll_state_t *cs, const hyt_al_point_t *pts, const dou
     for (int i = 0; i < n; i++) {
         if (tries[i] < 2)
             continue;
+        progress_clear();
         const cand_t *cd = find_cand(cs->cands, cs->ncand, &pts[i]);
         char k[24] = "";
         if (cd && cd->k)
@@ -1223,8 +1284,12 @@ static void report_faults(coll_state_t *cs, const hyt_al_point_t *pts, const dou
     }
 }
 
-static void progress(const coll_state_t *cs, double t0, double deadline)
+static void progress(const tune_opts_t *t, const coll_state_t *cs, double t0, double deadline)
 {
+    if (t->progress == PROGRESS_LINE) {
+        progress_line(t, cs, t0, 0, 0, 0);
+        return;
+    }
     hyt_al_status_t st;
     hyt_al_status(cs->al, &st);
     double el = PMPI_Wtime() - t0, per = st.iterations ? el / st.iterations : 0;
@@ -1298,6 +1363,12 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
             run_round(j, cs->cands, cs->ncand, rp + done, m, t->point_budget, b, us + done, cost + done,
                       tries + done, cut + done, sigma + done);
             done = round_end[r];
+            if (t->progress == PROGRESS_LINE) {
+                double c = 0;
+                for (int q = 0; q < done; q++)
+                    c += cost[q];
+                progress_line(t, cs, t0, done, c, 0);
+            }
         }
         for (int i = 0; i < n; i++)
             pts[i] = rp[i].pt; /* same order as planned */
@@ -1307,10 +1378,12 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
         dump_batch(dump, cs, pts, us, n);
         hyt_al_note_noise(cs->al, sigma, n);
         int rc = hyt_al_update(cs->al, pts, us, cost, n);
-        progress(cs, t0, deadline);
+        progress(t, cs, t0, deadline);
         if (rc < 0 || (rc == 1 && !t->exhaustive))
             break;
     }
+    if (t->progress == PROGRESS_LINE)
+        progress_line(t, cs, t0, 0, 0, 1);
     if (build_rules(j, cs, t->max_bytes) == 0 && !t->no_guard)
         native_guard(t, j, cs, b);
     int zero = 0;
@@ -1780,6 +1853,8 @@ int hyt_tune_main(int argc, char **argv)
     int prc = parse_args(argc, argv, &t, err, sizeof err);
     if (t.oracle && prc == 0)
         return oracle_main(&t);
+    if (t.progress == PROGRESS_AUTO) /* asked before MPI_Init: a launcher may redirect */
+        t.progress = isatty(STDERR_FILENO) ? PROGRESS_LINE : PROGRESS_LOG;
     MPI_Init(&argc, &argv);
     int rank = 0, rc;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
