@@ -676,7 +676,7 @@ static void print_compare(const rfile_t *files, int nf)
     free(e0);
     for (int q = 0; q < nc; q++) {
         printf("  %-28s", calls[q]);
-        double mean0 = 0;
+        double mean[nf];
         for (int i = 0; i < nf; i++) {
             double t = 0;
             long long timed = 0;
@@ -686,23 +686,13 @@ static void print_compare(const rfile_t *files, int nf)
                     timed += files[i].keys[j].timed;
                 }
             printf(" %13.6f", t);
-            if (i == 0)
-                mean0 = mean_us(t, timed);
+            mean[i] = mean_us(t, timed);
         }
-        for (int i = 1; i < nf; i++) {
-            double t = 0;
-            long long timed = 0;
-            for (int j = 0; j < files[i].nkeys; j++)
-                if (!strcmp(files[i].keys[j].call, calls[q])) {
-                    t += files[i].keys[j].time;
-                    timed += files[i].keys[j].timed;
-                }
-            double m = mean_us(t, timed);
-            if (mean0 > 0 && m > 0)
-                printf(" %13.3gx", mean0 / m);
+        for (int i = 1; i < nf; i++)
+            if (mean[0] > 0 && mean[i] > 0)
+                printf(" %13.3gx", mean[0] / mean[i]);
             else
                 printf(" %14s", "-");
-        }
         printf("\n");
     }
     free(calls);
@@ -889,6 +879,116 @@ static void dat_label(FILE *m, const char *call, int bucket)
     fprintf(m, "\"%s %s\"", call, size);
 }
 
+/* The data of time.png, one file: a row per size bucket, a series per entry
+ * point.  Rows written, -1 out of memory. */
+static int time_data_one(FILE *m, const rfile_t *files, int nf)
+{
+    (void)nf;
+    int n, rows = 0;
+    entry_t *e = entries(&files[0], &n);
+    if (!e)
+        return -1;
+    fprintf(m, "size");
+    for (int j = 0; j < n; j++)
+        fprintf(m, " \"%s\"", e[j].call);
+    fprintf(m, "\n");
+    for (int b = 0; b < HYT_NBUCKETS; b++) {
+        int any = 0;
+        for (int i = 0; i < files[0].nkeys; i++)
+            any |= files[0].keys[i].bucket == b;
+        if (!any)
+            continue;
+        char size[48];
+        bucket_label(b, size, sizeof size);
+        fprintf(m, "\"%s\"", size);
+        for (int j = 0; j < n; j++) {
+            double t = 0;
+            for (int i = 0; i < files[0].nkeys; i++)
+                if (files[0].keys[i].bucket == b && !strcmp(files[0].keys[i].call, e[j].call))
+                    t += files[0].keys[i].time;
+            fprintf(m, " %.9g", t);
+        }
+        fprintf(m, "\n");
+        rows++;
+    }
+    free(e);
+    return rows;
+}
+
+/* Several files: a row per (entry point, size) (communicator shapes summed),
+ * a series per file; with speedup, the speedup of each later file over the
+ * first (rows where some file has one). */
+static int comparison_data(FILE *m, const rfile_t *files, int nf, int with_speedup)
+{
+    int n, rows = 0;
+    crow_t **r = crows(files, nf, &n);
+    if (!r)
+        return -1;
+    fprintf(m, "row");
+    for (int i = with_speedup; i < nf; i++)
+        if (with_speedup)
+            fprintf(m, " \"[%d] over [1]\"", i + 1);
+        else
+            fprintf(m, " \"[%d] %s\"", i + 1, files[i].path);
+    fprintf(m, "\n");
+    for (int q = 0; q < n; q++) {
+        int any = !with_speedup;
+        for (int i = 1; i < nf && !any; i++)
+            any = speedup(r[q], i) > 0;
+        if (!any)
+            continue;
+        dat_label(m, r[q]->call, r[q]->bucket);
+        for (int i = with_speedup; i < nf; i++) {
+            double v = with_speedup ? speedup(r[q], i) : r[q]->f[i].time;
+            if (with_speedup && !(v > 0))
+                fprintf(m, " NaN");
+            else
+                fprintf(m, " %.9g", v);
+        }
+        fprintf(m, "\n");
+        rows++;
+    }
+    free_crows(r, n);
+    return rows;
+}
+
+static int time_data_many(FILE *m, const rfile_t *files, int nf)
+{
+    return comparison_data(m, files, nf, 0);
+}
+
+static int speedup_data(FILE *m, const rfile_t *files, int nf)
+{
+    return comparison_data(m, files, nf, 1);
+}
+
+/* DIR/NAME.dat from fill, then DIR/NAME.gp and DIR/NAME.png. */
+static int plot(const char *dir, const char *name, const char *title, const char *ylabel,
+                int ncol, int logy, int (*fill)(FILE *, const rfile_t *, int),
+                const rfile_t *files, int nf, char *err, size_t errlen)
+{
+    char *text = NULL, path[4200];
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    int rows = m ? fill(m, files, nf) : -1;
+    if (m)
+        fclose(m);
+    if (rows < 0) {
+        free(text);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/%s.dat", dir, name);
+    if (write_text(path, text, err, errlen))
+        return -1;
+    if (!rows) {
+        snprintf(err, errlen, "%s: nothing to plot (no collective timed%s)", name,
+                 nf > 1 ? " in the first file and another" : "");
+        return -1;
+    }
+    return write_plot(dir, name, title, ylabel, rows, ncol, logy, err, errlen);
+}
+
 /* One file: time by size bucket, a series per entry point.  Several: time
  * per (entry point, size), a series per file, and the speedup over the
  * first file. */
@@ -903,122 +1003,19 @@ static int write_pngs(const rfile_t *files, int nf, const char *dir, char *err, 
         snprintf(err, errlen, "--png %s: cannot create the directory (%s)", dir, strerror(errno));
         return -1;
     }
-    char path[4200];
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    if (!m) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int rows = 0, cols = 0, ok = 1;
+    int ncol = nf;
     if (nf == 1) {
         int n;
-        entry_t *e = entries(&files[0], &n);
-        ok = e != NULL;
-        fprintf(m, "size");
-        for (int j = 0; ok && j < n; j++)
-            fprintf(m, " \"%s\"", e[j].call);
-        fprintf(m, "\n");
-        for (int b = 0; ok && b < HYT_NBUCKETS; b++) {
-            int any = 0;
-            for (int i = 0; i < files[0].nkeys; i++)
-                any |= files[0].keys[i].bucket == b;
-            if (!any)
-                continue;
-            char size[48];
-            bucket_label(b, size, sizeof size);
-            fprintf(m, "\"%s\"", size);
-            for (int j = 0; j < n; j++) {
-                double t = 0;
-                for (int i = 0; i < files[0].nkeys; i++)
-                    if (files[0].keys[i].bucket == b && !strcmp(files[0].keys[i].call, e[j].call))
-                        t += files[0].keys[i].time;
-                fprintf(m, " %.9g", t);
-            }
-            fprintf(m, "\n");
-            rows++;
-        }
-        cols = n;
-        free(e);
-    } else {
-        int n;
-        crow_t **r = crows(files, nf, &n);
-        ok = r != NULL;
-        fprintf(m, "row");
-        for (int i = 0; i < nf; i++)
-            fprintf(m, " \"[%d] %s\"", i + 1, files[i].path);
-        fprintf(m, "\n");
-        for (int q = 0; ok && q < n; q++, rows++) {
-            dat_label(m, r[q]->call, r[q]->bucket);
-            for (int i = 0; i < nf; i++)
-                fprintf(m, " %.9g", r[q]->f[i].time);
-            fprintf(m, "\n");
-        }
-        cols = nf;
-        free_crows(r, ok ? n : 0);
+        free(entries(&files[0], &n));
+        ncol = n;
     }
-    fclose(m);
-    if (!ok) {
-        free(text);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    snprintf(path, sizeof path, "%s/time.dat", dir);
-    if (write_text(path, text, err, errlen) ||
-        write_plot(dir, "time", "collective time by collective and size", "time (s)",
-                   rows, cols, 0, err, errlen))
+    if (plot(dir, "time", "collective time by collective and size", "time (s)", ncol, 0,
+             nf == 1 ? time_data_one : time_data_many, files, nf, err, errlen))
         return -1;
     if (nf == 1)
         return 0;
-
-    text = NULL;
-    m = open_memstream(&text, &len);
-    if (!m) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int n;
-    crow_t **r = crows(files, nf, &n);
-    fprintf(m, "row");
-    for (int i = 1; i < nf; i++)
-        fprintf(m, " \"[%d] over [1]\"", i + 1);
-    fprintf(m, "\n");
-    rows = 0;
-    for (int q = 0; r && q < n; q++) {
-        int any = 0;
-        for (int i = 1; i < nf; i++)
-            any |= speedup(r[q], i) > 0;
-        if (!any)
-            continue;
-        dat_label(m, r[q]->call, r[q]->bucket);
-        for (int i = 1; i < nf; i++) {
-            double s = speedup(r[q], i);
-            if (s > 0)
-                fprintf(m, " %.6g", s);
-            else
-                fprintf(m, " NaN");
-        }
-        fprintf(m, "\n");
-        rows++;
-    }
-    free_crows(r, r ? n : 0);
-    fclose(m);
-    if (!r) {
-        free(text);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    snprintf(path, sizeof path, "%s/speedup.dat", dir);
-    if (write_text(path, text, err, errlen))
-        return -1;
-    if (!rows) {
-        snprintf(err, errlen, "no collective was timed in the first file and another: no "
-                 "speedup to plot");
-        return -1;
-    }
-    return write_plot(dir, "speedup", "speedup over [1] (mean time per call)",
-                      "speedup (x, log scale)", rows, nf - 1, 1, err, errlen);
+    return plot(dir, "speedup", "speedup over [1] (mean time per call)", "speedup (x, log scale)",
+                nf - 1, 1, speedup_data, files, nf, err, errlen);
 }
 
 static void usage(FILE *out)
