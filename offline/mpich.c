@@ -86,26 +86,17 @@ int hyt_mpich_alg_ok(hyt_coll_t c, const char *name, int nodes, int ppn, uint64_
     return 1;
 }
 
-static const char *cap_name(hyt_coll_t c)
-{
-    switch (c) {
-    case HYT_COLL_ALLREDUCE: return "Allreduce";
-    case HYT_COLL_BCAST: return "Bcast";
-    case HYT_COLL_REDUCE: return "Reduce";
-    case HYT_COLL_ALLGATHER: return "Allgather";
-    case HYT_COLL_ALLTOALL: return "Alltoall";
-    case HYT_COLL_REDUCE_SCATTER_BLOCK: return "Reduce_scatter_block";
-    default: return NULL;
-    }
-}
-
+/* MPICH's container name of algorithm name for c: MPIR_<Coll>_intra_<name>,
+ * or MPIR_<Coll>_allcomm_<name> for the algorithms MPICH runs on intra- and
+ * inter-communicators alike (nb; linear Gatherv and Scatterv). */
 const char *hyt_mpich_container(hyt_coll_t c, const char *name, char *buf, size_t len)
 {
-    const char *cn = cap_name(c);
-    if (!strcmp(name, "nb"))
-        snprintf(buf, len, "MPIR_%s_allcomm_nb", cn ? cn : "?");
-    else
-        snprintf(buf, len, "MPIR_%s_intra_%s", cn ? cn : "?", name);
+    char cn[64];
+    snprintf(cn, sizeof cn, "%s", hyt_coll_name(c));
+    cn[0] = (char)toupper((unsigned char)cn[0]);
+    int allcomm = !strcmp(name, "nb") ||
+                  ((c == HYT_COLL_GATHERV || c == HYT_COLL_SCATTERV) && !strcmp(name, "linear"));
+    snprintf(buf, len, "MPIR_%s_%s_%s", cn, allcomm ? "allcomm" : "intra", name);
     return buf;
 }
 
@@ -322,31 +313,9 @@ static void alg(sbuf_t *b, const char *container)
     put(b, "{\"algorithm=%s\":{}}", container);
 }
 
-/* An algorithm every call of c accepts (intra-communicators). */
-static void general(sbuf_t *b, hyt_coll_t c)
-{
-    switch (c) {
-    case HYT_COLL_ALLREDUCE: alg(b, "MPIR_Allreduce_intra_recursive_doubling"); break;
-    case HYT_COLL_BCAST: alg(b, "MPIR_Bcast_intra_binomial"); break;
-    case HYT_COLL_REDUCE: alg(b, "MPIR_Reduce_intra_binomial"); break;
-    case HYT_COLL_ALLGATHER: alg(b, "MPIR_Allgather_intra_ring"); break;
-    case HYT_COLL_ALLTOALL:
-        put(b, "{\"is_sendbuf_inplace=yes\":");
-        alg(b, "MPIR_Alltoall_intra_pairwise_sendrecv_replace");
-        put(b, ",\"is_sendbuf_inplace=no\":");
-        alg(b, "MPIR_Alltoall_intra_pairwise");
-        put(b, "}");
-        break;
-    case HYT_COLL_REDUCE_SCATTER_BLOCK:
-        put(b, "{\"is_commutative=yes\":");
-        alg(b, "MPIR_Reduce_scatter_block_intra_pairwise");
-        put(b, ",\"is_commutative=no\":");
-        alg(b, "MPIR_Reduce_scatter_block_intra_recursive_doubling");
-        put(b, "}");
-        break;
-    default: break;
-    }
-}
+/* An algorithm every call of c accepts (intra-communicators): the intra
+ * entry of the general table below. */
+static void general(sbuf_t *b, hyt_coll_t c);
 
 /* The tuned choice name for c, guarded where MPICH 4.0.2 cannot run it for
  * every call (those calls take the general algorithm). */
@@ -409,9 +378,24 @@ static void choice(sbuf_t *b, hyt_coll_t c, const char *name)
  * the communicator (hytune's threshold times the set's ranks). */
 static void sizes(sbuf_t *b, hyt_coll_t c, const hyt_mpich_set_t *s)
 {
-    int total = c == HYT_COLL_ALLGATHER || c == HYT_COLL_REDUCE_SCATTER_BLOCK;
-    const char *key = total ? "total_msg_size" : "avg_msg_size";
-    uint64_t mul = total ? (uint64_t)s->nodes * (uint64_t)s->ppn : 1;
+    /* MPICH 4.0.2 (csel.c) computes avg_msg_size for Allreduce, Bcast, Reduce
+     * and Alltoall only, and total_msg_size (bytes over the communicator)
+     * for Allgather and Reduce_scatter_block (hytune's block times the set's
+     * ranks) and Allgatherv and Reduce_scatter (hytune's key is the total
+     * already).  The other collectives have no size key every rank computes
+     * alike (Gather/Scatter count elements, Alltoallv local bytes): their
+     * file holds the rule for the largest sizes, as hytune's runtime uses
+     * for Alltoallv. */
+    const char *key = NULL;
+    uint64_t mul = 1;
+    if (c == HYT_COLL_ALLREDUCE || c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE || c == HYT_COLL_ALLTOALL) {
+        key = "avg_msg_size";
+    } else if (c == HYT_COLL_ALLGATHER || c == HYT_COLL_REDUCE_SCATTER_BLOCK) {
+        key = "total_msg_size";
+        mul = (uint64_t)s->nodes * (uint64_t)s->ppn;
+    } else if (c == HYT_COLL_ALLGATHERV || c == HYT_COLL_REDUCE_SCATTER) {
+        key = "total_msg_size";
+    }
     /* each rule's subtree as text; neighbours with the same text merge */
     sbuf_t *r = calloc((size_t)(s->nrules > 0 ? s->nrules : 1), sizeof *r);
     int n = s->nrules, nout = 0;
@@ -431,8 +415,8 @@ static void sizes(sbuf_t *b, hyt_coll_t c, const hyt_mpich_set_t *s)
     for (int i = 0; i < n && !b->oom; i++)
         if (i + 1 == n || strcmp(r[i].s, r[i + 1].s))
             nout++;
-    if (nout == 1) {
-        put(b, "%s", r[0].s ? r[0].s : "");
+    if (nout == 1 || !key) {
+        put(b, "%s", r[n - 1].s ? r[n - 1].s : "");
     } else if (!b->oom) {
         put(b, "{");
         for (int i = 0, first = 1; i < n; i++) {
@@ -558,6 +542,16 @@ static const struct {
     {"ineighbor_alltoallv", "{\"algorithm=MPIR_Ineighbor_alltoallv_allcomm_sched_linear\":{}}", NULL},
     {"ineighbor_alltoallw", "{\"algorithm=MPIR_Ineighbor_alltoallw_allcomm_sched_linear\":{}}", NULL},
 };
+
+static void general(sbuf_t *b, hyt_coll_t c)
+{
+    for (size_t o = 0; o < sizeof others / sizeof others[0]; o++)
+        if (!strcmp(hyt_coll_name(c), others[o].coll)) {
+            put(b, "%s", others[o].intra);
+            return;
+        }
+    b->oom = 1; /* not reached: every hyt_coll_t has a row above; refuse the export */
+}
 
 char *hyt_mpich_json(const hyt_mpich_coll_t *colls, int ncolls)
 {
