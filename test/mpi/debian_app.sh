@@ -7,7 +7,7 @@
 # application's own checks and print the reference's numbers; every run but
 # off must leave statistics that count the application's collectives (and,
 # forced, name the forced algorithm).
-#   sh test/mpi/debian_app.sh APP      APP: netpipe mpy
+#   sh test/mpi/debian_app.sh APP      APP: netpipe mpy scalapack-lu scalapack-qr scalapack-llt
 # The application's Debian package must be installed (CI and ./run.sh test
 # install it); a missing package fails and names it.
 app=${1:?usage: sh test/mpi/debian_app.sh APP}
@@ -57,8 +57,46 @@ mpy)
         grep -v '^ *$' "$d/out" >"$1/numbers"
     }
     ;;
+scalapack-*)
+    # ScaLAPACK's own test drivers (MPICH build): the input file shipped in
+    # scalapack-test-common with the process grids cut to 1x1, 1x2 and 2x1
+    # and one block size and right-hand side count (the first listed);
+    # BLACS combines through MPI_Allreduce/MPI_Reduce with its own operations
+    # and derived datatypes, broadcasts through MPI_Bcast, on row and column
+    # sub-communicators.  Printed numbers compared: each test's parameters
+    # and verdict (its times and MFLOPS are left out; QR's residual is
+    # printed and compared) and the summary, skips of the input's illegal
+    # combinations included.
+    drv=${app#scalapack-}
+    case $drv in
+    # keep: the columns of a test's line compared (not its times or MFLOPS)
+    lu) prog=xdlu dat=LU.dat keep="1 2 3 4 5 6 7 8 12" ;;   # M N NB NRHS NBRHS P Q, CHECK
+    qr) prog=xzqr dat=QR.dat keep="1 2 3 4 5 6 7 10 11" ;;  # M N MB NB P Q, CHECK, residual
+    llt) prog=xsllt dat=LLT.dat keep="1 2 3 4 5 6 7 8 12" ;;
+    *) echo "$name: unknown ScaLAPACK driver (lu, qr, llt)" >&2; exit 2 ;;
+    esac
+    pkg=scalapack-mpi-test prog=/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/$prog
+    colls="allreduce bcast"
+    app_run() {
+        awk 'tolower($0) ~ /number of (nb|nrhs|nbrhs)\47?s/ { sub(/^[0-9]+/, "1") }
+            /number of process grids/ { sub(/^[0-9]+/, "3") }
+            /values of P/ { sub(/^[0-9 ]+/, "1 1 2\t") }
+            /values of Q/ { sub(/^[0-9 ]+/, "1 2 1\t") } { print }' "/usr/share/scalapack/$dat" >"$1/$dat" ||
+            fail "cannot read scalapack-test-common's $dat"
+        # shellcheck disable=SC2086 # genv is a list of mpiexec words
+        (cd "$1" && timeout 120 $MPIEXEC -n 2 $genv "$prog") >"$d/out" 2>&1 ||
+            fail "$prog exited with $?"
+        grep -Eq '^ +[1-9][0-9]* tests completed and passed residual checks' "$d/out" ||
+            fail "$prog: no test passed its residual checks"
+        grep -Eq '^ +0 tests completed and failed residual checks' "$d/out" ||
+            fail "$prog: a test failed its residual checks"
+        awk -v keep="$keep" 'BEGIN { nk = split(keep, k, " ") }
+            /^(WALL|CPU) / { out = $k[1]; for (i = 2; i <= nk; i++) out = out " " $k[i]; print out; next }
+            /tests (completed|skipped)/ { print }' "$d/out" >"$1/numbers"
+    }
+    ;;
 *)
-    echo "$name: unknown application (netpipe, mpy)" >&2
+    echo "$name: unknown application (netpipe, mpy, scalapack-lu, scalapack-qr, scalapack-llt)" >&2
     exit 2
     ;;
 esac
