@@ -1,0 +1,217 @@
+#!/bin/sh
+# Real applications under SimGrid SMPI with hytune inside: NAS Parallel
+# Benchmarks 3.4 (MPI) built from a source tree you unpacked (docs/realapps.md
+# says where to get it, the version and the commands).
+#
+# usage: sh bench/realapps/run.sh -s SRC -o OUTDIR [-a "is cg mg"] [-c CLASS]
+#            [-n RANKS] [-p "PLATFORM.xml..."] [-M "mpich native offline hybrid"]
+#   -s SRC    the NAS tree: its top (holding NPB3.4-MPI/) or NPB3.4-MPI itself
+#   -a        NAS benchmarks (is cg mg ft lu ep; default "is cg mg")
+#   -c        NAS class (default S)
+#   -n        ranks, one per node (default 64; the platform needs as many hosts)
+#   -T        ranks `hytune tune` runs on, the first of the job's nodes (default:
+#             all of them; the table of that shape serves the whole job)
+#   -p        platforms (default platforms/dragonfly-64.xml platforms/fattree-64.xml)
+#   -M        modes (default all four):
+#               mpich    HYTUNE_MODE=off: SimGrid's MPICH selection (the baseline)
+#               native   HYTUNE_MODE=offline with a table of MPI's own algorithm
+#                        everywhere: the baseline's calls timed per collective
+#               offline  HYTUNE_MODE=offline, table from `hytune tune` run first
+#                        on the same ranks and platform (as a job script would)
+#               hybrid   HYTUNE_MODE=hybrid with that table
+# Every run uses --cfg=smpi/simulate-computation:no and the MPICH selector
+# (bench/lib.sh smpi_run): the simulated time of a run is its communication
+# time.  Every run must print the benchmark's own "Verification = SUCCESSFUL".
+# Output in OUTDIR: realapps.csv (one row per run), coll-speedup.csv (rank 0's time
+# in the application's collectives per mode), colls.csv (rank 0's time
+# per MPI entry point from hytune's statistics), tune-PLATFORM.log and
+# table-PLATFORM.json, speedup.csv, and the summary printed at the end.
+set -u
+HYT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$HYT_TOP/bench/lib.sh"
+
+src='' out='' apps="is cg mg" class=S np=64 tnp= modes="mpich native offline hybrid"
+plats="$HYT_TOP/platforms/dragonfly-64.xml $HYT_TOP/platforms/fattree-64.xml"
+while getopts s:o:a:c:n:T:p:M: opt; do
+    case $opt in
+    s) src=$OPTARG ;; o) out=$OPTARG ;; a) apps=$OPTARG ;; c) class=$OPTARG ;;
+    n) np=$OPTARG ;; T) tnp=$OPTARG ;; p) plats=$OPTARG ;; M) modes=$OPTARG ;;
+    *) die "usage: see the comment at the top of bench/realapps/run.sh" ;;
+    esac
+done
+tnp=${tnp:-$np}
+[ -n "$src" ] && [ -n "$out" ] || die "give -s SRC (an unpacked NAS Parallel Benchmarks 3.4 tree) and -o OUTDIR"
+npb=$src
+[ -d "$src/NPB3.4-MPI" ] && npb=$src/NPB3.4-MPI
+[ -f "$npb/IS/is.c" ] && [ -f "$npb/config/make.def.template" ] ||
+    die "no NAS Parallel Benchmarks 3.4 MPI tree at \"$src\" (want NPB3.4-MPI/IS/is.c): unpack it as docs/realapps.md says"
+B=$(hyt_build_dir)
+[ -x "$B/bin/hytune-smpi" ] || die "no $B/bin/hytune-smpi: build hytune with SimGrid (./configure && make)"
+mkdir -p "$out" || die "cannot create $out"
+out=$(cd "$out" && pwd)
+
+# ---- build: a copy of the tree, compiled with hytune's SMPI wrappers ------
+bdir=$out/NPB3.4-MPI
+if [ ! -d "$bdir" ]; then
+    cp -R "$npb" "$bdir.tmp" && mv "$bdir.tmp" "$bdir" || die "cannot copy $npb to $out"
+    # objects and programs an earlier build left in the source tree are not ours
+    rm -rf "$bdir/bin"
+    find "$bdir" \( -name '*.o' -o -name '*.mod' \) -exec rm -f {} +
+fi
+mkdir -p "$bdir/bin"
+# SimGrid's smpif90 treats only .f90/.F90 sources as Fortran programs (a .f
+# file gets no object name and its PROGRAM is not renamed to SMPI's
+# user_main): NAS's fixed-form .f files are compiled as NAME.f90 copies with
+# -ffixed-form
+cat >"$bdir/smpif77" <<EOF
+#!/bin/sh
+n=\$#
+for a in "\$@"; do
+    case \$a in
+    *.f) cp "\$a" "\${a%.f}.f90" || exit 1; set -- "\$@" "\${a%.f}.f90" ;;
+    *) set -- "\$@" "\$a" ;;
+    esac
+done
+shift \$n
+exec "$B/bin/hytune-smpif90" -ffixed-form "\$@"
+EOF
+chmod +x "$bdir/smpif77"
+# gfortran 10+ rejects NAS's MPI calls with mismatched buffer types without -fallow-argument-mismatch
+cat >"$bdir/config/make.def" <<EOF
+MPIFC = $bdir/smpif77
+FLINK = \$(MPIFC)
+FFLAGS = -O2 -fallow-argument-mismatch
+FLINKFLAGS = \$(FFLAGS)
+MPICC = $B/bin/hytune-smpicc
+CLINK = \$(MPICC)
+CFLAGS = -O2
+CLINKFLAGS = \$(CFLAGS)
+CC = gcc
+BINDIR = ../bin
+RAND = randdp
+EOF
+for a in $apps; do
+    exe=$bdir/bin/$a.$class.x
+    [ -x "$exe" ] && continue
+    progress "realapps: building NAS $a class $class"
+    up=$(echo "$a" | tr a-z A-Z)
+    (cd "$bdir" && make "$up" CLASS="$class") >"$out/build-$a.$class.log" 2>&1 && [ -x "$exe" ] ||
+        die "building NAS $a class $class failed: see $out/build-$a.$class.log"
+done
+
+# the collectives each benchmark calls (from its source), for the tuner
+colls_of() {
+    case $1 in
+    is) echo alltoall,allreduce,reduce ;;  # alltoallv too once `hytune tune --coll alltoallv` runs
+    cg) echo allreduce,reduce ;;
+    mg | lu) echo allreduce,reduce,bcast ;;
+    ft) echo alltoall,reduce,bcast ;;
+    *) echo allreduce ;;
+    esac
+}
+tcolls=$(for a in $apps; do colls_of "$a" | tr , '\n'; done | sort -u | paste -sd, -)
+
+csv=$out/realapps.csv
+echo "platform,ranks,app,class,mode,sim_s,verified,wall_s" | write_atomic "$csv"
+ccsv=$out/colls.csv
+echo "platform,app,mode,call,calls,total_s,algorithms" | write_atomic "$ccsv"
+tcsv=$out/tune.csv
+echo "platform,tune_ranks,colls,tune_sim_s,tune_wall_s" | write_atomic "$tcsv"
+native=$HYT_TOP/test/data/table-native-all.json
+export SMPI_EXTRA="--cfg=smpi/coll-selector:mpich --cfg=smpi/display-timing:yes --log=smpi_utils.thres:info"
+
+for plat in $plats; do
+    [ -f "$plat" ] || die "platform \"$plat\" not found (see platforms/)"
+    plat=$(cd "$(dirname "$plat")" && pwd)/$(basename "$plat")
+    pname=$(basename "$plat" .xml)
+    [ "$(plat_nodes "$plat")" -ge "$np" ] || die "$pname has fewer than $np hosts"
+    hf=$out/hostfile-$np
+    hostfile "$np" 1 | write_atomic "$hf"
+    table=$out/table-$pname.json
+    case " $modes " in *" offline "* | *" hybrid "*)
+        # the job script's first step: tune on the same ranks and platform
+        progress "realapps: $pname: hytune tune --coll $tcolls on $tnp ranks"
+        hostfile "$tnp" 1 | write_atomic "$out/hostfile-$tnp"
+        t0=$(date +%s)
+        smpi_run "$tnp" "$plat" "$out/hostfile-$tnp" "$B/bin/hytune-smpi" tune --coll "$tcolls" --shapes job --k-max 8 \
+            --batch 8 --max-bytes "${REALAPPS_TUNE_MAX_BYTES:-4K}" --timeout "${REALAPPS_TUNE_BUDGET:-1}" \
+            -o "$table" >"$out/tune-$pname.log" 2>&1 && [ -s "$table" ] ||
+            die "hytune tune failed on $pname: see $out/tune-$pname.log"
+        tsim=$(awk '/^tune: done:/ { for (i = 1; i < NF; i++) if ($i == "elapsed") v = $(i + 1) } END { print v }' \
+            "$out/tune-$pname.log")
+        echo "$pname,$tnp,$(echo "$tcolls" | tr , +),$tsim,$(($(date +%s) - t0))" >>"$tcsv"
+        ;;
+    esac
+    for a in $apps; do
+        exe=$bdir/bin/$a.$class.x
+        for mode in $modes; do
+            stats=$out/stats-$pname-$a-$mode
+            case $mode in
+            mpich) set -- HYTUNE_MODE=off ;;
+            native) set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$native" "HYTUNE_STATS=$stats.%r" ;;
+            offline) set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r" ;;
+            hybrid) set -- HYTUNE_MODE=hybrid "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r" ;;
+            *) die "unknown mode \"$mode\" (valid: mpich native offline hybrid)" ;;
+            esac
+            progress "realapps: $pname $np ranks: NAS $a.$class ($mode)"
+            log=$out/log-$pname-$a-$mode
+            t0=$(date +%s)
+            (cd "$out" && env "$@" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$HYT_TOP" - "$np" \
+                "$plat" "$hf" "$exe") >"$log" 2>&1 || die "NAS $a.$class ($mode) on $pname failed: see $log"
+            wall=$(($(date +%s) - t0))
+            grep -Eq '^ *Verification *= *SUCCESSFUL' "$log" ||
+                die "NAS $a.$class ($mode) on $pname did not verify: see $log"
+            sim=$(sed -n 's/.*Simulated time: \([0-9.e+-]*\) seconds.*/\1/p' "$log")
+            [ -n "$sim" ] || die "no simulated time in $log"
+            echo "$pname,$np,$a,$class,$mode,$sim,yes,$wall" >>"$csv"
+            [ "$mode" = mpich ] && continue
+            [ -s "$stats.0" ] || die "NAS $a.$class ($mode): no statistics $stats.0"
+            # rank 0's time per entry point, and the algorithms its rows name
+            awk -v pre="$pname,$a,$mode" '
+                /^-- collective time by entry point/ { e = 1; next }
+                e && /^ +MPI_/ { calls[$1] = $2; tot[$1] = $5; order[++n] = $1; next }
+                e && /^$/ { e = 0 }
+                /^   [a-z_]+ +[0-9]/ {
+                    c = "MPI_" toupper(substr($1, 1, 1)) substr($1, 2); a = $2 "B: " $7
+                    for (i = 8; i <= NF; i++) a = a " " $i
+                    alg[c] = alg[c] (alg[c] == "" ? "" : "; ") a
+                }
+                END { for (i = 1; i <= n; i++) { c = order[i]; printf "%s,%s,%s,%s,\"%s\"\n", pre, c, calls[c], tot[c], alg[c] } }' \
+                "$stats.0" >>"$ccsv"
+        done
+    done
+done
+
+# speedup of the communication time over MPICH's selection; break-even: the
+# number of such runs whose saving pays for the tuning
+awk -F, -v tfile="$tcsv" '
+    BEGIN { while ((getline l < tfile) > 0) { split(l, f, ","); tune[f[1]] = f[4] } }
+    NR > 1 { k = $1 FS $2 FS $3 FS $4; t[k, $5] = $6; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+    END {
+        print "platform,ranks,app,class,mpich_s,offline_s,hybrid_s,speedup_offline,speedup_hybrid,tune_s,breakeven_runs_offline"
+        for (i = 1; i <= n; i++) {
+            k = order[i]; split(k, f, FS); m = t[k, "mpich"]; o = t[k, "offline"]; h = t[k, "hybrid"]
+            be = (m && o && m > o && tune[f[1]] != "") ? sprintf("%.0f", tune[f[1]] / (m - o)) : "never"
+            printf "%s,%s,%s,%s,%s,%s,%s,%s\n", k, m, o, h, (m && o ? sprintf("%.4f", m / o) : ""),
+                (m && h ? sprintf("%.4f", m / h) : ""), tune[f[1]], be
+        }
+    }' "$csv" | write_atomic "$out/speedup.csv"
+# rank 0's time in the application's collectives (hytune's statistics):
+# offline and hybrid against native (the same calls with MPI's own algorithms)
+awk -F, 'NR > 1 { k = $1 FS $2; s[k, $3] += $6; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+    END {
+        print "platform,app,native_coll_s,offline_coll_s,hybrid_coll_s,coll_speedup_offline,coll_speedup_hybrid"
+        for (i = 1; i <= n; i++) {
+            k = order[i]; m = s[k, "native"]; o = s[k, "offline"]; h = s[k, "hybrid"]
+            printf "%s,%.6f,%.6f,%.6f,%s,%s\n", k, m, o, h, (m && o ? sprintf("%.4f", m / o) : ""), (m && h ? sprintf("%.4f", m / h) : "")
+        }
+    }' "$ccsv" | write_atomic "$out/coll-speedup.csv"
+echo "== whole run (simulated s, computation off; hytune modes include its start-up and statistics), speedup over MPICH's selection"
+column -s, -t "$out/speedup.csv"
+echo "== tuning"
+column -s, -t "$tcsv"
+echo "== rank 0's time in the application's collectives (s), speedup over MPI's own algorithms"
+column -s, -t "$out/coll-speedup.csv"
+echo "== rank 0's time per collective (s)"
+column -s, -t "$ccsv"
+echo "realapps: results in $out"
