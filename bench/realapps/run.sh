@@ -102,7 +102,7 @@ done
 # the collectives each benchmark calls (from its source), for the tuner
 colls_of() {
     case $1 in
-    is) echo alltoall,allreduce,reduce ;;  # alltoallv too once `hytune tune --coll alltoallv` runs
+    is) echo alltoall,alltoallv,allreduce,reduce ;;
     cg) echo allreduce,reduce ;;
     mg | lu) echo allreduce,reduce,bcast ;;
     ft) echo alltoall,reduce,bcast ;;
