@@ -314,10 +314,19 @@ hyt_comm_t *hyt_comm_get(MPI_Comm comm)
     return ctx;
 }
 
+/* hytune's own communicators return errors to the code that made the call:
+ * an error inside a kernel then reaches the handler the application has on
+ * its communicator now (hyt_run_alg), not a copy taken at creation. */
+static void errors_return(MPI_Comm c)
+{
+    if (c != MPI_COMM_NULL)
+        PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+}
+
 MPI_Comm hyt_comm_priv(hyt_comm_t *ctx)
 {
-    if (ctx->priv == MPI_COMM_NULL)
-        PMPI_Comm_dup(ctx->comm, &ctx->priv);
+    if (ctx->priv == MPI_COMM_NULL && PMPI_Comm_dup(ctx->comm, &ctx->priv) == MPI_SUCCESS)
+        errors_return(ctx->priv);
     return ctx->priv;
 }
 
@@ -329,6 +338,8 @@ int hyt_comm_node_split(hyt_comm_t *ctx)
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_split(ctx->comm, ctx->node_rank == 0 ? 0 : MPI_UNDEFINED, ctx->my_node,
                              &ctx->leader_comm);
+    errors_return(ctx->node_comm);
+    errors_return(ctx->leader_comm);
     return rc;
 }
 
@@ -345,14 +356,21 @@ static void *grow(void **p, size_t *have, size_t n)
     return q;
 }
 
+/* HYTUNE_TEST_KERNEL_FAIL: this rank's kernels find no scratch memory. */
+static int test_fail(void)
+{
+    return HYT_UNLIKELY(hyt_cfg.test_kernel_fail >= 0) &&
+           hyt_cfg.test_kernel_fail == hyt_world_rank;
+}
+
 void *hyt_scratch(hyt_comm_t *ctx, size_t n)
 {
-    return grow(&ctx->scratch, &ctx->scratch_size, n);
+    return test_fail() ? NULL : grow(&ctx->scratch, &ctx->scratch_size, n);
 }
 
 void *hyt_scratch2(hyt_comm_t *ctx, size_t n)
 {
-    return grow(&ctx->scratch2, &ctx->scratch2_size, n);
+    return test_fail() ? NULL : grow(&ctx->scratch2, &ctx->scratch2_size, n);
 }
 
 size_t hyt_scratch_release(hyt_comm_t *ctx)

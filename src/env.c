@@ -23,6 +23,7 @@ hyt_config_t hyt_cfg = {
     .probe_min_gain = 0.02,
     .drift_interval = -1, /* auto */
     .stats_signals = 1u << SIGTERM | 1u << SIGUSR1,
+    .test_kernel_fail = -1,
 };
 
 typedef enum { T_STRING, T_CHOICE, T_LONG, T_DOUBLE, T_TOPICS, T_RANKS, T_SIGNALS } env_type_t;
@@ -100,6 +101,10 @@ static const env_var_t vars[] = {
     {"HYTUNE_WARM_START", T_STRING, &hyt_cfg.warm_start, NULL, NULL,
      "stats JSON of an earlier run: hybrid mode starts its keys at the settled radix",
      S_CONTENT},
+    {"HYTUNE_TEST_KERNEL_FAIL", T_LONG, &hyt_cfg.test_kernel_fail, "-1", "-1..2147483647",
+     "for testing only: every kernel's scratch allocation fails on this world rank (the "
+     "call returns MPI_ERR_NO_MEM through the communicator's error handler); -1: none",
+     S_LOCAL},
 };
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))
 

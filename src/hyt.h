@@ -236,6 +236,7 @@ typedef struct hyt_config {
     const char *network_file;  /* HYTUNE_NETWORK_FILE */
     const char *warm_start;    /* HYTUNE_WARM_START */
     unsigned stats_signals;    /* HYTUNE_STATS_SIGNALS: bit 1 << SIGNUM per signal */
+    long test_kernel_fail;     /* HYTUNE_TEST_KERNEL_FAIL: world rank, -1: none */
 } hyt_config_t;
 
 extern hyt_config_t hyt_cfg;

@@ -344,6 +344,31 @@ static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *
                  hyt_coll_name(key->coll), alg->name, hyt_fallback_name(why));
 }
 
+/* A kernel's error goes through the error handler the application has on
+ * the call's communicator, as an error inside MPI's own collective would
+ * (hytune's communicators return errors to the kernel: src/comm.c).  The
+ * first one is also logged, naming the algorithm: with MPI_ERRORS_ARE_FATAL
+ * the handler aborts the job. */
+static int kernel_error(const hyt_args_t *a, const hyt_alg_t *alg, int k, int rc)
+{
+    static int once;
+    char msg[MPI_MAX_ERROR_STRING], kpart[16] = "";
+    const char *what = msg;
+    int len = 0;
+    if (rc == MPI_ERR_NO_MEM) /* MPI's own string speaks of MPI_Alloc_mem */
+        what = "its scratch memory could not be allocated (MPI_ERR_NO_MEM; docs/memory.md: "
+               "a smaller radix needs less)";
+    else if (PMPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof msg, "error code %d", rc);
+    if (hyt_alg_has_radix(alg))
+        snprintf(kpart, sizeof kpart, ":%d", k);
+    hyt_log_once(&once, HYT_LOG_ERROR, HYT_TOPIC_ALG,
+                 "%s %s%s failed on this rank: %s; the error goes to the communicator's "
+                 "error handler", hyt_coll_name(a->coll), alg->name, kpart, what);
+    PMPI_Comm_call_errhandler(a->comm, rc);
+    return rc;
+}
+
 int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
 {
     if (!a->ctx)
@@ -367,12 +392,14 @@ int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
         } else if (HYT_UNLIKELY(hyt_comm_priv(a->ctx) == MPI_COMM_NULL)) {
             /* kernels talk only on the private duplicate (algorithms/p2p.h);
              * MPI_Comm_dup is collective, so every rank gets here together */
-            rc = MPI_ERR_COMM;
+            rc = kernel_error(a, alg, k, MPI_ERR_COMM);
         } else {
             rc = alg->fn(a, k);
             if (HYT_UNLIKELY(rc == HYT_UNSUPPORTED)) {
                 why = HYT_FB_ALGORITHM;
                 rc = hyt_pmpi_call(a);
+            } else if (HYT_UNLIKELY(rc != MPI_SUCCESS)) {
+                rc = kernel_error(a, alg, k, rc);
             }
         }
     }
