@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")"
 
-PACKAGES="build-essential gfortran pkg-config valgrind man-db mpich libmpich-dev libhwloc-dev uthash-dev libjson-c-dev libsimgrid-dev gnuplot-nox netpipe-mpich2 yorick-mpy-mpich2 scalapack-mpi-test"
+PACKAGES="build-essential gfortran pkg-config valgrind man-db python3 tcl mpich libmpich-dev libhwloc-dev uthash-dev libjson-c-dev libsimgrid-dev gnuplot-nox netpipe-mpich2 yorick-mpy-mpich2 scalapack-mpi-test"
 
 usage() {
     sed -n '2,8s/^# \{0,1\}//p' "$0"
