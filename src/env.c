@@ -57,7 +57,7 @@ static const env_var_t vars[] = {
      "off: pure pass-through to MPI; offline: apply the table; hybrid: table plus online "
      "radix tuning of hot collectives", S_CONTENT},
     {"HYTUNE_TABLE", T_STRING, &hyt_cfg.table, NULL, NULL,
-     "selection table written by `hytune tune` (JSON, format 1); unset: MPI's own selection",
+     "selection table written by `hytune tune` (JSON, docs/table-format.md); unset: MPI's own selection",
      S_CONTENT},
     {"HYTUNE_STATS", T_STRING, &hyt_cfg.stats, NULL, NULL,
      "statistics at finalize: stderr, stdout or a path (%j: job id, %r: rank); a path also "

@@ -82,6 +82,7 @@ typedef enum {
 } hyt_coll_t;
 
 const char *hyt_coll_name(hyt_coll_t c);       /* "allreduce" */
+const char *hyt_coll_names(void);              /* "allreduce, bcast, ...": every name */
 int hyt_coll_from_name(const char *name);      /* -1 if unknown */
 extern const unsigned hyt_coll_prop_table[HYT_NCOLL];
 static inline unsigned hyt_coll_props(hyt_coll_t c) /* HYT_CP_* */

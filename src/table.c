@@ -282,8 +282,7 @@ static int parse_table(json_object *root, hyt_table_t *t, const char *file, char
         int c = hyt_coll_from_name(cname);
         if (c < 0)
             return fail(err, errlen, file, "$.collectives.%s is not a collective hytune tunes; "
-                        "valid: allreduce, bcast, reduce, allgather, alltoall, "
-                        "reduce_scatter_block", cname);
+                        "valid: %s", cname, hyt_coll_names());
         if (!json_object_is_type(sets, json_type_array) || json_object_array_length(sets) == 0)
             return fail(err, errlen, file, "$.collectives.%s must be a non-empty array of "
                         "{nodes_max, ppn_max, rules}", cname);

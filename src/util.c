@@ -29,6 +29,16 @@ int hyt_coll_from_name(const char *name)
     return -1;
 }
 
+const char *hyt_coll_names(void)
+{
+    static const char list[] =
+#define HYT_X(U, l, M, P) ", " #l
+        HYT_COLL_LIST(HYT_X)
+#undef HYT_X
+        ;
+    return list + 2;
+}
+
 int hyt_coll_has_op(hyt_coll_t c)
 {
     return (hyt_coll_props(c) & HYT_CP_OP) != 0;

@@ -48,8 +48,8 @@ static int cmd_list(int argc, char **argv)
     if (argc > 1) {
         only = hyt_coll_from_name(argv[1]);
         if (only < 0) {
-            fprintf(stderr, "hytune list: unknown collective \"%s\"; valid: allreduce, bcast, "
-                    "reduce, allgather, alltoall, reduce_scatter_block\n", argv[1]);
+            fprintf(stderr, "hytune list: unknown collective \"%s\"; valid: %s\n", argv[1],
+                    hyt_coll_names());
             return 2;
         }
     }

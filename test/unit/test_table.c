@@ -47,7 +47,7 @@ static const bad_table_t bad_tables[] = {
     {"table-predicted-type.json", {"rules[0].predicted_us must be a number", "fix or remove",
                                    NULL}},
     {"table-coll.json", {"$.collectives.allreduse is not a collective", "valid: allreduce",
-                         NULL}},
+                         "scan, exscan, neighbor_allgather"}},
     {"table-alg.json", {"$.collectives.alltoall[0].rules[1].algorithm \"fastest\" is not an "
                         "algorithm of alltoall", "see `hytune list alltoall`", NULL}},
     {"table-k-noradix.json", {"$.collectives.allgather[0].rules[0].k", "takes no radix",
