@@ -202,7 +202,8 @@ def check(code, root):
                         seen("configure options")
                         if opt not in code.configure:
                             errors.append("%s: `%s`: ./configure has no option %s" % (f, c, opt))
-                for script in re.findall(r"(?<![\w./-])((?:bench|test)/[\w./-]+\.(?:sh|py))", seg):
+                for script in re.findall(r"(?<![\w./$-])((?:bench|test|tools|platforms)/[\w./-]+"
+                                         r"\.(?:sh|py|c|h|xml|in))(?![\w-])", seg):
                     seen("scripts")
                     if not os.path.exists(os.path.join(TOP, script)):
                         errors.append("%s: `%s`: %s does not exist" % (f, c, script))
