@@ -217,7 +217,7 @@ def check(code, root):
 
     # the pages about hytune tune and hytune report name options on their own: `--k-max 8`
     own = code.subs["tune"] | code.subs["report"]
-    for f in ("docs/tuner.md", "docs/user-guide.md", "docs/statistics.md"):
+    for f in ("docs/tuner.md", "docs/tuner-quality.md", "docs/user-guide.md", "docs/statistics.md"):
         for c in code_lines(texts.get(f, "")):
             m = re.match(r"^(--[a-z][a-z-]*)", c)
             if m and not c.startswith("--cfg="):
