@@ -2,6 +2,7 @@
 """README.md and docs/ against the code they describe.
   python3 test/unit/docs_check.py BUILD_BIN [DOCS_ROOT]
   python3 test/unit/docs_check.py --seeded BUILD_BIN
+  python3 test/unit/docs_check.py --schema STATS.json...
 Checks (DOCS_ROOT: where README.md, docs/, run.sh and .ci/run are read; default
 the top of the tree; the code side is always the built tool and src/):
   - every HYTUNE_* name in README.md, docs/*.md and docs/hytune.1 is a variable of
@@ -18,8 +19,12 @@ the top of the tree; the code side is always the built tool and src/):
   - README.md quotes `./run.sh demo` and `./run.sh test`, run.sh has both, and
     .ci/run runs exactly `./run.sh test` after installing run.sh's packages,
     which docs/install.md names one by one;
+  - every example selection table (```json blocks with "collectives") loads
+    without a message (`HYTUNE_TABLE=example hytune topo`);
   - every figure of docs/results.md's rows appears on the page the row links,
     and every figure of README.md's results table in docs/results.md.
+--schema: every field of the statistics files is named in docs/statistics.md's
+schema (and the same check fails with one field renamed there).
 --seeded copies the documents, plants one mistake of each kind in turn and
 requires the check to fail on each with a message naming it."""
 import os
@@ -266,6 +271,22 @@ def check(code, root):
         if not re.search(r"(?<![\w.-])" + re.escape(p) + r"(?![\w.-])", install):
             errors.append("docs/install.md does not name the package %s that run.sh installs" % p)
 
+    # selection-table examples load as tables (hytune topo reads HYTUNE_TABLE at MPI_Init)
+    for f in md:
+        for block in re.findall(r"```json\n(.*?)```", texts[f], re.S):
+            if '"collectives"' not in block:
+                continue
+            seen("table examples")
+            fd, path = tempfile.mkstemp(suffix=".json")
+            with os.fdopen(fd, "w") as out:
+                out.write(block)
+            env = dict(os.environ, HYTUNE_TABLE=path, HYTUNE_MODE="offline", HYTUNE_LOG="warn")
+            rc, out = run([code.hytune, "topo"], env=env)
+            os.unlink(path)
+            bad = [l for l in out.splitlines() if l.startswith("hytune[")]
+            if rc != 0 or bad:
+                errors.append("%s: its example table does not load: %s" % (f, (bad or [out])[0][:300]))
+
     # figures
     results = texts.get("docs/results.md", "")
     for line in results.splitlines():
@@ -317,6 +338,8 @@ SEEDS = [
     (".ci/run", "exec ./run.sh test", "exec ./run.sh test unit/",
      "its last command is `exec ./run.sh test unit/`"),
     ("README.md", "sh bench/eval_coll.sh", "sh bench/eval_colls.sh", "bench/eval_colls.sh does not exist"),
+    ("docs/table-format.md", '"algorithm": "knomial", "k": 8', '"algorithm": "knomiall", "k": 8',
+     "its example table does not load: hytune[0] error table"),
     ("docs/install.md", "scalapack-mpi-test", "scalapack-test",
      "does not name the package scalapack-mpi-test"),
     ("docs/results.md", "1.0711x", "1.0712x", "gives 1.0712, which docs/online.md does not"),
@@ -351,8 +374,52 @@ def seeded(code):
     return bad
 
 
+def json_fields(obj, path, out):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.add((path, k))
+            json_fields(v, path + "." + k, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            json_fields(v, path + "[]", out)
+    return out
+
+
+def schema_check(stats_text, files):
+    """every field the statistics files hold is named in statistics.md's schema"""
+    import json
+    m = re.search(r"^## The JSON schema.*", stats_text, re.M | re.S)
+    if not m:
+        return ["docs/statistics.md: no section \"## The JSON schema\""], 0
+    spans = [a or b for a, b in re.findall(r"`([^`]*)`|\{([^}]*)\}", m.group(0))]
+    named = set(re.findall(r"[a-z_]+", " ".join(spans)))
+    errors, fields = [], set()
+    for f in files:
+        json_fields(json.load(open(f)), "", fields)
+    for path, k in sorted(fields):
+        if k not in named:
+            errors.append("docs/statistics.md: the schema does not name the field %s%s%s, which "
+                          "the statistics file has" % (path.lstrip("."), "." if path else "", k))
+    return errors, len(fields)
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--schema"]:
+        text = open(os.path.join(TOP, "docs", "statistics.md")).read()
+        errors, n = schema_check(text, args[1:])
+        for e in errors:
+            print(e)
+        print("docs_check --schema: %d fields, %d problem(s)" % (n, len(errors)))
+        if errors:
+            sys.exit(1)
+        want = "docs/statistics.md: the schema does not name the field communicators[].keys[].online.drift_check_cost_us"
+        seeded_errors, _ = schema_check(text.replace("`drift_check_cost_us`", "`drift_cost_us`"), args[1:])
+        if want not in [e.split(",")[0] for e in seeded_errors]:
+            sys.exit("docs_check --schema: with drift_check_cost_us renamed in the schema no error "
+                     "said so (got %s)" % seeded_errors)
+        print("seeded: " + seeded_errors[0])
+        sys.exit(0)
     if args[:1] == ["--seeded"]:
         code = Code(args[1])
         if check(code, TOP):
