@@ -231,6 +231,14 @@ def check(code, root):
                     errors.append("%s: `%s`: neither hytune tune nor hytune report has %s"
                                   % (f, c, m.group(1)))
 
+    # the man page: every option it names is one of the command's
+    every = set().union(*code.subs.values()) | {"--help", "--version"}
+    man = texts["docs/hytune.1"].replace("\\-", "-").replace("\\c", "")
+    for opt in sorted(set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", man))):
+        seen("man page options")
+        if opt not in every:
+            errors.append("docs/hytune.1: %s is not an option of any hytune subcommand" % opt)
+
     # links to files
     for f in md:
         base = os.path.dirname(os.path.join(root, f))
@@ -328,6 +336,7 @@ SEEDS = [
     ("README.md", "--max-bytes 1M -o table.json", "--max-byte 1M -o table.json",
      "hytune tune has no option --max-byte"),
     ("docs/tuner.md", "`--k-max", "`--kmax", "neither hytune tune nor hytune report has --kmax"),
+    ("docs/hytune.1", "\\-\\-k\\-max", "\\-\\-kmax", "docs/hytune.1: --kmax is not an option"),
     ("README.md", "hytune report hytune-stats", "hytune reports hytune-stats",
      "hytune has no subcommand reports"),
     ("docs/install.md", "--with-modulefiles=/opt/modulefiles", "--with-modulefile=/opt/modulefiles",
