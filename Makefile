@@ -185,8 +185,8 @@ D_MAN := $(DESTDIR)$(mandir)/man1
 D_PLAT := $(DESTDIR)$(datadir)/hytune/platforms
 D_MOD := $(DESTDIR)$(modulefilesdir)/hytune
 D_DOC := $(DESTDIR)$(docdir)
-# the user documentation, in the tree's layout (README.md links docs/...)
-DOC_FILES := $(filter-out docs/CONTRIBUTING.md,$(wildcard docs/*.md))
+# the documentation, in the tree's layout (README.md links docs/...)
+DOC_FILES := $(wildcard docs/*.md)
 DOC_IMG := $(wildcard docs/img/*)
 SMPI_BINS := $(if $(SMPICC),hytune-smpicc) $(if $(SMPICC),$(if $(SMPICXX),hytune-smpicxx)) \
     $(if $(SMPICC),$(if $(SMPIF90),hytune-smpif90))
