@@ -8,7 +8,7 @@ the top of the tree; the code side is always the built tool and src/):
   - every HYTUNE_* name in README.md, docs/*.md and docs/hytune.1 is a variable of
     the settings table (`hytune info --env`, whose rows are src/env.c's), and the
     variable table of docs/user-guide.md has a row for every variable, with the
-    table's default;
+    table's default and whether ranks must agree on it;
   - every `hytune SUBCOMMAND ... --option` quoted in README.md and docs/*.md (code
     spans and code blocks) names a subcommand of `hytune help` and options that
     subcommand lists (its --help for tune and report), and so does every option
@@ -55,7 +55,7 @@ class Code:
         rc, out = run([self.hytune, "info", "--env"])
         if rc != 0:
             sys.exit("docs_check: %s info --env failed:\n%s" % (self.hytune, out))
-        self.defaults = {}
+        self.defaults, self.ranks = {}, {}
         name = None
         for line in out.splitlines():
             m = re.match(r"^(HYTUNE_[A-Z0-9_]+)$", line)
@@ -65,6 +65,9 @@ class Code:
             m = re.match(r"^\s+default: (.*)$", line)
             if m and name:
                 self.defaults[name] = "unset" if m.group(1) == "(unset)" else m.group(1)
+            m = re.match(r"^\s+ranks: (.*)$", line)
+            if m and name:
+                self.ranks[name] = "may differ" if m.group(1) == "may differ" else "same on all"
         env_c = open(os.path.join(TOP, "src", "env.c")).read()
         for v in self.defaults:
             lit = '"HYTUNE_FORCE_" #U' if v.startswith("HYTUNE_FORCE_") else '"%s"' % v
@@ -161,9 +164,10 @@ def check(code, root):
     guide = texts.get("docs/user-guide.md", "")
     rows = {}
     for line in guide.splitlines():
-        m = re.match(r"^\| `(HYTUNE_[A-Z0-9_<>]+)` \| (`([^`]*)`|unset) \|(.*)$", line)
+        m = re.match(r"^\| `(HYTUNE_[A-Z0-9_<>]+)` \| (`([^`]*)`|unset) \| ([^|]*) \|(.*)$", line)
         if m:
-            rows[m.group(1)] = (m.group(3) if m.group(3) is not None else "unset", m.group(4))
+            rows[m.group(1)] = (m.group(3) if m.group(3) is not None else "unset", m.group(5),
+                                m.group(4).strip())
     for v, dflt in code.defaults.items():
         key = "HYTUNE_FORCE_<COLL>" if v.startswith("HYTUNE_FORCE_") else v
         if key not in rows:
@@ -171,6 +175,9 @@ def check(code, root):
         elif rows[key][0] != dflt:
             errors.append("docs/user-guide.md: %s's default is %s there, %s in hytune info --env"
                           % (key, rows[key][0], dflt))
+        elif rows[key][2] != code.ranks.get(v):
+            errors.append("docs/user-guide.md: %s: ranks %s there, %s in hytune info --env"
+                          % (key, rows[key][2], code.ranks.get(v)))
     if "HYTUNE_FORCE_<COLL>" in rows:
         named = set(re.findall(r"`([A-Z_]+)`", rows["HYTUNE_FORCE_<COLL>"][1]))
         for c in code.force_colls:
@@ -331,6 +338,9 @@ SEEDS = [
      "HYTUNE_PROBE_KMAX is not a variable"),
     ("docs/user-guide.md", "| `HYTUNE_HOT_CALLS` | `16` |", "| `HYTUNE_HOT_CALLS` | `32` |",
      "HYTUNE_HOT_CALLS's default is 32 there, 16"),
+    ("docs/user-guide.md", "| `HYTUNE_NODE_HW` | unset | may differ |",
+     "| `HYTUNE_NODE_HW` | unset | same on all |",
+     "HYTUNE_NODE_HW: ranks same on all there, may differ in hytune info --env"),
     ("docs/user-guide.md", "`NEIGHBOR_ALLTOALLW`", "`NEIGHBOR_ALLTOALLX`",
      "does not name NEIGHBOR_ALLTOALLW"),
     ("README.md", "--max-bytes 1M -o table.json", "--max-byte 1M -o table.json",
