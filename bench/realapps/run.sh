@@ -1,12 +1,17 @@
 #!/bin/sh
 # Real applications under SimGrid SMPI with hytune inside: NAS Parallel
-# Benchmarks 3.4 (MPI) built from a source tree you unpacked (docs/realapps.md
-# says where to get it, the version and the commands).
+# Benchmarks 3.4 (MPI), HPCG 3.1 and CoMD 1.1, each built from a source tree
+# you unpacked (docs/realapps.md says where to get them, the versions and the
+# commands).
 #
-# usage: sh bench/realapps/run.sh -s SRC -o OUTDIR [-a "is cg mg"] [-c CLASS]
-#            [-n RANKS] [-p "PLATFORM.xml..."] [-M "mpich native offline hybrid"]
-#   -s SRC    the NAS tree: its top (holding NPB3.4-MPI/) or NPB3.4-MPI itself
-#   -a        NAS benchmarks (is cg mg ft lu ep; default "is cg mg")
+# usage: sh bench/realapps/run.sh -s [APP=]SRC... -o OUTDIR [-a "is cg mg hpcg comd"]
+#            [-c CLASS] [-n RANKS] [-T RANKS] [-p "PLATFORM.xml..."]
+#            [-M "mpich native offline hybrid"]
+#   -s SRC    a source tree, repeatable: nas=SRC (the NAS tree: its top, holding
+#             NPB3.4-MPI/, or NPB3.4-MPI itself; a bare SRC means nas=SRC),
+#             hpcg=SRC (the HPCG tree's top), comd=SRC (the CoMD tree's top)
+#   -a        applications: NAS benchmarks (is cg mg ft lu ep), hpcg, comd
+#             (default "is cg mg")
 #   -c        NAS class (default S)
 #   -n        ranks, one per node (default 64; the platform needs as many hosts)
 #   -T        ranks `hytune tune` runs on, the first of the job's nodes (default:
@@ -18,46 +23,98 @@
 #                        everywhere: the baseline's calls timed per collective
 #               offline  HYTUNE_MODE=offline, table from `hytune tune` run first
 #                        on the same ranks and platform (as a job script would)
-#               hybrid   HYTUNE_MODE=hybrid with that table
+#               hybrid   HYTUNE_MODE=hybrid with that table; the online radix
+#                        search bounded by the tuner's k-max
+#                        (HYTUNE_PROBE_K_MAX=REALAPPS_PROBE_K_MAX, default 8)
+# Inputs: HPCG --nx=REALAPPS_HPCG_N (default 16) per rank in each direction,
+# --rt=0 (its quick path); CoMD a ranks grid i x j x k = RANKS, 4 unit cells
+# per rank in each direction, REALAPPS_COMD_STEPS steps (default 100), energy
+# printed every 10.  Each run gets REALAPPS_RUN_TIMEOUT seconds of wall time
+# (default 3600).
 # Every run uses --cfg=smpi/simulate-computation:no and the MPICH selector
 # (bench/lib.sh smpi_run): the simulated time of a run is its communication
-# time.  Every run must print the benchmark's own "Verification = SUCCESSFUL".
+# time.  Every run must pass the application's own check: NAS prints
+# "Verification = SUCCESSFUL", HPCG "HPCG result is VALID", CoMD "no atoms
+# lost".
 # Output in OUTDIR: realapps.csv (one row per run), coll-speedup.csv (rank 0's time
 # in the application's collectives per mode), colls.csv (rank 0's time
 # per MPI entry point from hytune's statistics), tune-PLATFORM.log and
-# table-PLATFORM.json, speedup.csv, and the summary printed at the end.
+# table-PLATFORM.json, speedup.csv, each run's directory run-PLATFORM-APP-MODE
+# (log, statistics, the application's own output files) and the summary
+# printed at the end.
 set -u
 HYT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
-src='' out='' apps="is cg mg" class=S np=64 tnp= modes="mpich native offline hybrid"
+nas_src='' hpcg_src='' comd_src='' out='' apps="is cg mg" class=S np=64 tnp=
+modes="mpich native offline hybrid"
 plats="$HYT_TOP/platforms/dragonfly-64.xml $HYT_TOP/platforms/fattree-64.xml"
 while getopts s:o:a:c:n:T:p:M: opt; do
     case $opt in
-    s) src=$OPTARG ;; o) out=$OPTARG ;; a) apps=$OPTARG ;; c) class=$OPTARG ;;
+    s)
+        case $OPTARG in
+        nas=*) nas_src=${OPTARG#nas=} ;;
+        hpcg=*) hpcg_src=${OPTARG#hpcg=} ;;
+        comd=*) comd_src=${OPTARG#comd=} ;;
+        *=*) die "-s $OPTARG: unknown application \"${OPTARG%%=*}\" (valid: nas, hpcg, comd)" ;;
+        *) nas_src=$OPTARG ;;
+        esac
+        ;;
+    o) out=$OPTARG ;; a) apps=$OPTARG ;; c) class=$OPTARG ;;
     n) np=$OPTARG ;; T) tnp=$OPTARG ;; p) plats=$OPTARG ;; M) modes=$OPTARG ;;
     *) die "usage: see the comment at the top of bench/realapps/run.sh" ;;
     esac
 done
 tnp=${tnp:-$np}
-[ -n "$src" ] && [ -n "$out" ] || die "give -s SRC (an unpacked NAS Parallel Benchmarks 3.4 tree) and -o OUTDIR"
-npb=$src
-[ -d "$src/NPB3.4-MPI" ] && npb=$src/NPB3.4-MPI
-[ -f "$npb/IS/is.c" ] && [ -f "$npb/config/make.def.template" ] ||
-    die "no NAS Parallel Benchmarks 3.4 MPI tree at \"$src\" (want NPB3.4-MPI/IS/is.c): unpack it as docs/realapps.md says"
+kmax=8 # the tuner's --k-max; the online search's bound in hybrid mode
+probe_kmax=${REALAPPS_PROBE_K_MAX:-$kmax}
+run_timeout=${REALAPPS_RUN_TIMEOUT:-3600}
+hpcg_n=${REALAPPS_HPCG_N:-16}
+comd_steps=${REALAPPS_COMD_STEPS:-100}
+[ -n "$out" ] || die "give -o OUTDIR"
+nas_apps='' other_apps=''
+for a in $apps; do
+    case $a in
+    is | cg | mg | ft | lu | ep) nas_apps="$nas_apps $a" ;;
+    hpcg | comd) other_apps="$other_apps $a" ;;
+    *) die "unknown application \"$a\" (valid: is cg mg ft lu ep hpcg comd)" ;;
+    esac
+done
+if [ -n "$nas_apps" ]; then
+    [ -n "$nas_src" ] || die "NAS benchmarks ($nas_apps ) need -s nas=SRC (an unpacked NAS Parallel Benchmarks 3.4 tree)"
+    npb=$nas_src
+    [ -d "$nas_src/NPB3.4-MPI" ] && npb=$nas_src/NPB3.4-MPI
+    [ -f "$npb/IS/is.c" ] && [ -f "$npb/config/make.def.template" ] ||
+        die "no NAS Parallel Benchmarks 3.4 MPI tree at \"$nas_src\" (want NPB3.4-MPI/IS/is.c): unpack it as docs/realapps.md says"
+fi
+case " $other_apps " in *" hpcg "*)
+    [ -n "$hpcg_src" ] || die "hpcg needs -s hpcg=SRC (an unpacked HPCG 3.1 tree)"
+    [ -f "$hpcg_src/src/ComputeDotProduct_ref.cpp" ] && [ -f "$hpcg_src/setup/Make.MPI_GCC_OMP" ] ||
+        die "no HPCG 3.1 tree at \"$hpcg_src\" (want src/ComputeDotProduct_ref.cpp): unpack it as docs/realapps.md says" ;;
+esac
+case " $other_apps " in *" comd "*)
+    [ -n "$comd_src" ] || die "comd needs -s comd=SRC (an unpacked CoMD tree)"
+    [ -f "$comd_src/src-mpi/CoMD.c" ] && [ -f "$comd_src/src-mpi/Makefile.vanilla" ] ||
+        die "no CoMD tree at \"$comd_src\" (want src-mpi/CoMD.c): unpack it as docs/realapps.md says" ;;
+esac
 B=$(hyt_build_dir)
 [ -x "$B/bin/hytune-smpi" ] || die "no $B/bin/hytune-smpi: build hytune with SimGrid (./configure && make)"
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 
-# ---- build: a copy of the tree, compiled with hytune's SMPI wrappers ------
-bdir=$out/NPB3.4-MPI
-if [ ! -d "$bdir" ]; then
-    cp -R "$npb" "$bdir.tmp" && mv "$bdir.tmp" "$bdir" || die "cannot copy $npb to $out"
+# copy_tree SRC DST: a private copy of an application's tree to build in
+copy_tree() {
+    [ -d "$2" ] && return 0
+    cp -R "$1" "$2.tmp" && mv "$2.tmp" "$2" || die "cannot copy $1 to $2"
     # objects and programs an earlier build left in the source tree are not ours
-    rm -rf "$bdir/bin"
-    find "$bdir" \( -name '*.o' -o -name '*.mod' \) -exec rm -f {} +
-fi
+    find "$2" \( -name '*.o' -o -name '*.mod' \) -exec rm -f {} +
+}
+
+# ---- build: a copy of the tree, compiled with hytune's SMPI wrappers ------
+# NAS: the make.def below, one program per benchmark and class
+build_nas() {
+bdir=$out/NPB3.4-MPI
+[ -d "$bdir" ] || { copy_tree "$npb" "$bdir" && rm -rf "${bdir:?}/bin"; }
 mkdir -p "$bdir/bin"
 # SimGrid's smpif90 treats only .f90/.F90 sources as Fortran programs (a .f
 # file gets no object name and its PROGRAM is not renamed to SMPI's
@@ -90,7 +147,7 @@ CC = gcc
 BINDIR = ../bin
 RAND = randdp
 EOF
-for a in $apps; do
+for a in $nas_apps; do
     exe=$bdir/bin/$a.$class.x
     [ -x "$exe" ] && continue
     progress "realapps: building NAS $a class $class"
@@ -98,6 +155,66 @@ for a in $apps; do
     (cd "$bdir" && make "$up" CLASS="$class") >"$out/build-$a.$class.log" 2>&1 && [ -x "$exe" ] ||
         die "building NAS $a class $class failed: see $out/build-$a.$class.log"
 done
+}
+
+# HPCG: its reference code with a setup file for hytune's C++ wrapper, no OpenMP
+build_hpcg() {
+    hdir=$out/hpcg
+    copy_tree "$hpcg_src" "$hdir"
+    [ -x "$hdir/bin/xhpcg" ] && return 0
+    progress "realapps: building HPCG"
+    sed -e "s|^CXX .*|CXX          = $B/bin/hytune-smpicxx|" -e 's|^HPCG_OPTS .*|HPCG_OPTS     = -DHPCG_NO_OPENMP|' \
+        -e 's| -fopenmp||' "$hdir/setup/Make.MPI_GCC_OMP" >"$hdir/setup/Make.SMPI_HYTUNE" || die "cannot write $hdir/setup/Make.SMPI_HYTUNE"
+    (cd "$hdir" && make arch=SMPI_HYTUNE) >"$out/build-hpcg.log" 2>&1 && [ -x "$hdir/bin/xhpcg" ] ||
+        die "building HPCG failed: see $out/build-hpcg.log"
+}
+
+# CoMD: its MPI variant (src-mpi/Makefile.vanilla) with hytune's C wrapper
+build_comd() {
+    cdir=$out/comd
+    copy_tree "$comd_src" "$cdir"
+    [ -x "$cdir/bin/CoMD-mpi" ] && return 0
+    progress "realapps: building CoMD"
+    (cd "$cdir/src-mpi" && cp Makefile.vanilla Makefile && make CC="$B/bin/hytune-smpicc" OPTFLAGS=-O2) \
+        >"$out/build-comd.log" 2>&1 && [ -x "$cdir/bin/CoMD-mpi" ] ||
+        die "building CoMD failed: see $out/build-comd.log"
+}
+
+[ -z "$nas_apps" ] || build_nas
+for a in $other_apps; do "build_$a"; done
+
+# grid3 N: "i j k" with i * j * k = N, as near a cube as N allows (i >= j >= k)
+grid3() {
+    awk -v n="$1" 'BEGIN {
+        best = ""; bs = -1
+        for (i = 1; i <= n; i++) if (n % i == 0) for (j = 1; j <= i; j++) if ((n / i) % j == 0) {
+            k = n / i / j; if (k > j) continue
+            s = k / i; if (s > bs) { bs = s; best = i " " j " " k }
+        }
+        print best
+    }'
+}
+
+# app_cmd APP: the program and its arguments for a run of APP on $np ranks
+app_cmd() {
+    case $1 in
+    hpcg) echo "$out/hpcg/bin/xhpcg --nx=$hpcg_n --ny=$hpcg_n --nz=$hpcg_n --rt=0" ;;
+    comd)
+        # shellcheck disable=SC2046 # three numbers
+        set -- $(grid3 "$np")
+        echo "$out/comd/bin/CoMD-mpi -i $1 -j $2 -k $3 -x $((4 * $1)) -y $((4 * $2)) -z $((4 * $3)) -N $comd_steps -n 10" ;;
+    *) echo "$out/NPB3.4-MPI/bin/$1.$class.x" ;;
+    esac
+}
+
+# verified APP RUNDIR: the application's own check passed in RUNDIR
+verified() {
+    case $1 in
+    hpcg) cat "$2"/HPCG-Benchmark_*.txt 2>/dev/null | grep -q '^Final Summary::HPCG result is VALID' ;;
+    comd) grep -Eq '^ *Final atom count : [0-9]+, no atoms lost' "$2/log" ;;
+    *) grep -Eq '^ *Verification *= *SUCCESSFUL' "$2/log" ;;
+    esac
+}
 
 # the collectives each benchmark calls (from its source), for the tuner
 colls_of() {
@@ -106,13 +223,14 @@ colls_of() {
     cg) echo allreduce,reduce ;;
     mg | lu) echo allreduce,reduce,bcast ;;
     ft) echo alltoall,reduce,bcast ;;
+    hpcg | comd) echo allreduce,bcast ;;
     *) echo allreduce ;;
     esac
 }
 tcolls=$(for a in $apps; do colls_of "$a" | tr , '\n'; done | sort -u | paste -sd, -)
 
 csv=$out/realapps.csv
-echo "platform,ranks,app,class,mode,sim_s,verified,wall_s" | write_atomic "$csv"
+echo "platform,ranks,app,input,mode,sim_s,verified,wall_s" | write_atomic "$csv"
 ccsv=$out/colls.csv
 echo "platform,app,mode,call,calls,total_s,algorithms" | write_atomic "$ccsv"
 tcsv=$out/tune.csv
@@ -133,7 +251,7 @@ for plat in $plats; do
         progress "realapps: $pname: hytune tune --coll $tcolls on $tnp ranks"
         hostfile "$tnp" 1 | write_atomic "$out/hostfile-$tnp"
         t0=$(date +%s)
-        smpi_run "$tnp" "$plat" "$out/hostfile-$tnp" "$B/bin/hytune-smpi" tune --coll "$tcolls" --shapes job --k-max 8 \
+        smpi_run "$tnp" "$plat" "$out/hostfile-$tnp" "$B/bin/hytune-smpi" tune --coll "$tcolls" --shapes job --k-max "$kmax" \
             --batch 8 --max-bytes "${REALAPPS_TUNE_MAX_BYTES:-4K}" --timeout "${REALAPPS_TUNE_BUDGET:-1}" \
             -o "$table" >"$out/tune-$pname.log" 2>&1 && [ -s "$table" ] ||
             die "hytune tune failed on $pname: see $out/tune-$pname.log"
@@ -143,29 +261,35 @@ for plat in $plats; do
         ;;
     esac
     for a in $apps; do
-        exe=$bdir/bin/$a.$class.x
+        case $a in hpcg) input="n$hpcg_n" ;; comd) input="steps$comd_steps" ;; *) input=$class ;; esac
         for mode in $modes; do
-            stats=$out/stats-$pname-$a-$mode
+            rdir=$out/run-$pname-$a-$mode
+            rm -rf "$rdir" && mkdir -p "$rdir" || die "cannot create $rdir"
+            stats=$rdir/stats
             case $mode in
             mpich) set -- HYTUNE_MODE=off ;;
             native) set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$native" "HYTUNE_STATS=$stats.%r" ;;
             offline) set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r" ;;
-            hybrid) set -- HYTUNE_MODE=hybrid "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r" ;;
+            hybrid) set -- HYTUNE_MODE=hybrid "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r" \
+                "HYTUNE_PROBE_K_MAX=$probe_kmax" ;;
             *) die "unknown mode \"$mode\" (valid: mpich native offline hybrid)" ;;
             esac
-            progress "realapps: $pname $np ranks: NAS $a.$class ($mode)"
-            log=$out/log-$pname-$a-$mode
+            progress "realapps: $pname $np ranks: $a $input ($mode)"
+            log=$rdir/log
             t0=$(date +%s)
-            (cd "$out" && env "$@" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$HYT_TOP" - "$np" \
-                "$plat" "$hf" "$exe") >"$log" 2>&1 || die "NAS $a.$class ($mode) on $pname failed: see $log"
+            # shellcheck disable=SC2046 # the command's words are split on purpose
+            (cd "$rdir" && env "$@" timeout "$run_timeout" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' \
+                "$HYT_TOP" - "$np" "$plat" "$hf" $(app_cmd "$a")) >"$log" 2>&1
+            rc=$?
+            [ "$rc" -eq 124 ] && die "$a $input ($mode) on $pname did not finish in $run_timeout s of wall time (REALAPPS_RUN_TIMEOUT): see $log"
+            [ "$rc" -eq 0 ] || die "$a $input ($mode) on $pname failed: see $log"
             wall=$(($(date +%s) - t0))
-            grep -Eq '^ *Verification *= *SUCCESSFUL' "$log" ||
-                die "NAS $a.$class ($mode) on $pname did not verify: see $log"
+            verified "$a" "$rdir" || die "$a $input ($mode) on $pname did not pass its own check: see $rdir"
             sim=$(sed -n 's/.*Simulated time: \([0-9.e+-]*\) seconds.*/\1/p' "$log")
             [ -n "$sim" ] || die "no simulated time in $log"
-            echo "$pname,$np,$a,$class,$mode,$sim,yes,$wall" >>"$csv"
+            echo "$pname,$np,$a,$input,$mode,$sim,yes,$wall" >>"$csv"
             [ "$mode" = mpich ] && continue
-            [ -s "$stats.0" ] || die "NAS $a.$class ($mode): no statistics $stats.0"
+            [ -s "$stats.0" ] || die "$a $input ($mode): no statistics $stats.0"
             # rank 0's time per entry point, and the algorithms its rows name
             awk -v pre="$pname,$a,$mode" '
                 /^-- collective time by entry point/ { e = 1; next }
@@ -188,7 +312,7 @@ awk -F, -v tfile="$tcsv" '
     BEGIN { while ((getline l < tfile) > 0) { split(l, f, ","); tune[f[1]] = f[4] } }
     NR > 1 { k = $1 FS $2 FS $3 FS $4; t[k, $5] = $6; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
     END {
-        print "platform,ranks,app,class,mpich_s,offline_s,hybrid_s,speedup_offline,speedup_hybrid,tune_s,breakeven_runs_offline"
+        print "platform,ranks,app,input,mpich_s,offline_s,hybrid_s,speedup_offline,speedup_hybrid,tune_s,breakeven_runs_offline"
         for (i = 1; i <= n; i++) {
             k = order[i]; split(k, f, FS); m = t[k, "mpich"]; o = t[k, "offline"]; h = t[k, "hybrid"]
             be = (m && o && m > o && tune[f[1]] != "") ? sprintf("%.0f", tune[f[1]] / (m - o)) : "never"
