@@ -1,16 +1,17 @@
 #!/bin/sh
 # Real applications under SimGrid SMPI with hytune inside: NAS Parallel
-# Benchmarks 3.4 (MPI), HPCG 3.1 and CoMD 1.1, each built from a source tree
+# Benchmarks 3.4 (MPI), HPCG 3.1, CoMD 1.1 and miniFE 2.2 (ref), each built from a source tree
 # you unpacked (docs/realapps.md says where to get them, the versions and the
 # commands).
 #
-# usage: sh bench/realapps/run.sh -s [APP=]SRC... -o OUTDIR [-a "is cg mg hpcg comd"]
+# usage: sh bench/realapps/run.sh -s [APP=]SRC... -o OUTDIR [-a "is cg mg hpcg comd minife"]
 #            [-c CLASS] [-n RANKS] [-T RANKS] [-p "PLATFORM.xml..."]
 #            [-M "mpich native offline hybrid"]
 #   -s SRC    a source tree, repeatable: nas=SRC (the NAS tree: its top, holding
 #             NPB3.4-MPI/, or NPB3.4-MPI itself; a bare SRC means nas=SRC),
-#             hpcg=SRC (the HPCG tree's top), comd=SRC (the CoMD tree's top)
-#   -a        applications: NAS benchmarks (is cg mg ft lu ep), hpcg, comd
+#             hpcg=SRC (the HPCG tree's top), comd=SRC (the CoMD tree's top),
+#             minife=SRC (the miniFE tree's top, holding ref/)
+#   -a        applications: NAS benchmarks (is cg mg ft lu ep), hpcg, comd, minife
 #             (default "is cg mg")
 #   -c        NAS class (default S)
 #   -n        ranks, one per node (default 64; the platform needs as many hosts)
@@ -29,13 +30,14 @@
 # Inputs: HPCG --nx=REALAPPS_HPCG_N (default 16) per rank in each direction,
 # --rt=0 (its quick path); CoMD a ranks grid i x j x k = RANKS, 4 unit cells
 # per rank in each direction, REALAPPS_COMD_STEPS steps (default 100), energy
-# printed every 10.  Each run gets REALAPPS_RUN_TIMEOUT seconds of wall time
+# printed every 10; miniFE a global box of n^3 elements, n = 12 x cube root of
+# RANKS (REALAPPS_MINIFE_N sets n), its solution verified.  Each run gets REALAPPS_RUN_TIMEOUT seconds of wall time
 # (default 3600).
 # Every run uses --cfg=smpi/simulate-computation:no and the MPICH selector
 # (bench/lib.sh smpi_run): the simulated time of a run is its communication
 # time.  Every run must pass the application's own check: NAS prints
 # "Verification = SUCCESSFUL", HPCG "HPCG result is VALID", CoMD "no atoms
-# lost".
+# lost", miniFE "solution matches analytic solution".
 # Output in OUTDIR: realapps.csv (one row per run), coll-speedup.csv (rank 0's time
 # in the application's collectives per mode), colls.csv (rank 0's time
 # per MPI entry point from hytune's statistics), tune-PLATFORM.log and
@@ -46,7 +48,7 @@ set -u
 HYT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
-nas_src='' hpcg_src='' comd_src='' out='' apps="is cg mg" class=S np=64 tnp=
+nas_src='' hpcg_src='' comd_src='' minife_src='' out='' apps="is cg mg" class=S np=64 tnp=
 modes="mpich native offline hybrid"
 plats="$HYT_TOP/platforms/dragonfly-64.xml $HYT_TOP/platforms/fattree-64.xml"
 while getopts s:o:a:c:n:T:p:M: opt; do
@@ -56,7 +58,8 @@ while getopts s:o:a:c:n:T:p:M: opt; do
         nas=*) nas_src=${OPTARG#nas=} ;;
         hpcg=*) hpcg_src=${OPTARG#hpcg=} ;;
         comd=*) comd_src=${OPTARG#comd=} ;;
-        *=*) die "-s $OPTARG: unknown application \"${OPTARG%%=*}\" (valid: nas, hpcg, comd)" ;;
+        minife=*) minife_src=${OPTARG#minife=} ;;
+        *=*) die "-s $OPTARG: unknown application \"${OPTARG%%=*}\" (valid: nas, hpcg, comd, minife)" ;;
         *) nas_src=$OPTARG ;;
         esac
         ;;
@@ -71,13 +74,14 @@ probe_kmax=${REALAPPS_PROBE_K_MAX:-$kmax}
 run_timeout=${REALAPPS_RUN_TIMEOUT:-3600}
 hpcg_n=${REALAPPS_HPCG_N:-16}
 comd_steps=${REALAPPS_COMD_STEPS:-100}
+minife_n=${REALAPPS_MINIFE_N:-$(awk -v n="$np" 'BEGIN { printf "%d", 12 * exp(log(n) / 3) + 0.5 }')}
 [ -n "$out" ] || die "give -o OUTDIR"
 nas_apps='' other_apps=''
 for a in $apps; do
     case $a in
     is | cg | mg | ft | lu | ep) nas_apps="$nas_apps $a" ;;
-    hpcg | comd) other_apps="$other_apps $a" ;;
-    *) die "unknown application \"$a\" (valid: is cg mg ft lu ep hpcg comd)" ;;
+    hpcg | comd | minife) other_apps="$other_apps $a" ;;
+    *) die "unknown application \"$a\" (valid: is cg mg ft lu ep hpcg comd minife)" ;;
     esac
 done
 if [ -n "$nas_apps" ]; then
@@ -96,6 +100,11 @@ case " $other_apps " in *" comd "*)
     [ -n "$comd_src" ] || die "comd needs -s comd=SRC (an unpacked CoMD tree)"
     [ -f "$comd_src/src-mpi/CoMD.c" ] && [ -f "$comd_src/src-mpi/Makefile.vanilla" ] ||
         die "no CoMD tree at \"$comd_src\" (want src-mpi/CoMD.c): unpack it as docs/realapps.md says" ;;
+esac
+case " $other_apps " in *" minife "*)
+    [ -n "$minife_src" ] || die "minife needs -s minife=SRC (an unpacked miniFE tree)"
+    [ -f "$minife_src/ref/src/main.cpp" ] && [ -f "$minife_src/ref/src/make_targets" ] ||
+        die "no miniFE tree at \"$minife_src\" (want ref/src/main.cpp): unpack it as docs/realapps.md says" ;;
 esac
 B=$(hyt_build_dir)
 [ -x "$B/bin/hytune-smpi" ] || die "no $B/bin/hytune-smpi: build hytune with SimGrid (./configure && make)"
@@ -180,6 +189,21 @@ build_comd() {
         die "building CoMD failed: see $out/build-comd.log"
 }
 
+# miniFE: its reference version (ref/src/Makefile's flags) with hytune's
+# wrappers; MPI_Pcontrol, which SimGrid does not provide, is a no-op
+build_minife() {
+    mdir=$out/minife
+    copy_tree "$minife_src" "$mdir"
+    [ -x "$mdir/ref/src/miniFE.x" ] && return 0
+    progress "realapps: building miniFE"
+    printf '#include <mpi.h>\n#define MPI_Pcontrol(...) MPI_SUCCESS\n' >"$mdir/ref/src/smpi_pcontrol.h" ||
+        die "cannot write $mdir/ref/src/smpi_pcontrol.h"
+    (cd "$mdir/ref/src" && make CXX="$B/bin/hytune-smpicxx" CC="$B/bin/hytune-smpicc" CFLAGS=-O2 \
+        CPPFLAGS="-include smpi_pcontrol.h -I. -I../utils -I../fem -DMINIFE_SCALAR=double -DMINIFE_LOCAL_ORDINAL=int -DMINIFE_GLOBAL_ORDINAL=int -DMINIFE_CSR_MATRIX -DHAVE_MPI -DMPICH_IGNORE_CXX_SEEK -DMINIFE_REPORT_RUSAGE") \
+        >"$out/build-minife.log" 2>&1 && [ -x "$mdir/ref/src/miniFE.x" ] ||
+        die "building miniFE failed: see $out/build-minife.log"
+}
+
 [ -z "$nas_apps" ] || build_nas
 for a in $other_apps; do "build_$a"; done
 
@@ -203,6 +227,7 @@ app_cmd() {
         # shellcheck disable=SC2046 # three numbers
         set -- $(grid3 "$np")
         echo "$out/comd/bin/CoMD-mpi -i $1 -j $2 -k $3 -x $((4 * $1)) -y $((4 * $2)) -z $((4 * $3)) -N $comd_steps -n 10" ;;
+    minife) echo "$out/minife/ref/src/miniFE.x -nx $minife_n -ny $minife_n -nz $minife_n -verify_solution 1" ;;
     *) echo "$out/NPB3.4-MPI/bin/$1.$class.x" ;;
     esac
 }
@@ -212,6 +237,7 @@ verified() {
     case $1 in
     hpcg) cat "$2"/HPCG-Benchmark_*.txt 2>/dev/null | grep -q '^Final Summary::HPCG result is VALID' ;;
     comd) grep -Eq '^ *Final atom count : [0-9]+, no atoms lost' "$2/log" ;;
+    minife) grep -q '^solution matches analytic solution' "$2/log" ;;
     *) grep -Eq '^ *Verification *= *SUCCESSFUL' "$2/log" ;;
     esac
 }
@@ -224,6 +250,7 @@ colls_of() {
     mg | lu) echo allreduce,reduce,bcast ;;
     ft) echo alltoall,reduce,bcast ;;
     hpcg | comd) echo allreduce,bcast ;;
+    minife) echo allreduce,allgather,bcast,reduce ;;
     *) echo allreduce ;;
     esac
 }
@@ -261,7 +288,9 @@ for plat in $plats; do
         ;;
     esac
     for a in $apps; do
-        case $a in hpcg) input="n$hpcg_n" ;; comd) input="steps$comd_steps" ;; *) input=$class ;; esac
+        case $a in
+        hpcg) input="n$hpcg_n" ;; comd) input="steps$comd_steps" ;; minife) input="n$minife_n" ;; *) input=$class ;;
+        esac
         for mode in $modes; do
             rdir=$out/run-$pname-$a-$mode
             rm -rf "$rdir" && mkdir -p "$rdir" || die "cannot create $rdir"
