@@ -41,8 +41,9 @@ static double loop_online(hyt_comm_t *ctx, hyt_key_t *key, long n)
         int k = 2;
         key->calls++;
         key->bytes += 8;
-        if (hyt_online_before(ctx, key, &alg, &k)) /* a drift-check window */
-            hyt_online_after(ctx, key, &alg, k, 1e-6);
+        const hyt_alg_t *a = &alg;
+        if (hyt_online_before(ctx, key, NULL, &a, &k)) /* a drift-check window */
+            hyt_online_after(ctx, key, a, k, 1e-6, 0);
         sink += k;
     }
     return (now() - t0) / (double)n * 1e9;
@@ -67,7 +68,7 @@ static double loop_empty(hyt_comm_t *ctx, hyt_key_t *key, long n)
         key->calls++;
         key->bytes += 8;
         if (empty_hook(ctx, key, &alg, &k))
-            hyt_online_after(ctx, key, &alg, k, 1e-6);
+            hyt_online_after(ctx, key, &alg, k, 1e-6, 0);
         sink += k;
     }
     return (now() - t0) / (double)n * 1e9;
@@ -102,10 +103,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < 10000 && !settled; i++) {
         k = 2;
         key.calls++;
-        int timed = hyt_online_before(&ctx, &key, &alg, &k);
+        const hyt_alg_t *a = &alg;
+        int timed = hyt_online_before(&ctx, &key, NULL, &a, &k);
         ctx.size = 1; /* one rank: the agreement step needs no communication */
         if (timed)
-            hyt_online_after(&ctx, &key, &alg, k, 1e-6 * (6.0 / k + 0.1 * k));
+            hyt_online_after(&ctx, &key, a, k, 1e-6 * (6.0 / k + 0.1 * k), 0);
         ctx.size = 64;
         settled = hyt_online_key_settled(&key, &k) == 1;
     }

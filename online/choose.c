@@ -105,9 +105,11 @@ int hyt_choice_unsupported(hyt_choice_t *c)
 }
 
 int hyt_choice_probe_start(const hyt_choice_t *c, hyt_probe_t *p, int k0, int k_min, int k_max,
-                           double min_gain, int max_windows)
+                           double min_gain, int max_windows, int k_hint, int k_round)
 {
     hyt_probe_start(p, k0, k_min, k_max, min_gain, max_windows);
+    hyt_probe_hint(p, k_hint);
+    hyt_probe_round_hint(p, k_round);
     if (c->best < 0 || c->best_t < 0 || p->k_next != k0)
         return p->k_next; /* nothing measured at k0 itself: the probe measures it */
     double sp[HYT_CHOICE_MAX];

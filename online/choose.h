@@ -61,11 +61,13 @@ static inline int hyt_choice_done(const hyt_choice_t *c)
 }
 
 /* Composition with the radix probe, for a winner with a radix (a winner
- * without one is settled as chosen): start p at the winner's radix k0 and
- * feed it the winner's window time (its start window, measured already).
- * Returns the next radix to measure (p settled: the winner's k, no more
- * windows).  The noise guard carries over: the choice's median spread. */
+ * without one, k_min == k_max, is settled as chosen): start p at the
+ * winner's radix k0 with its hints (hyt_probe_hint, hyt_probe_round_hint;
+ * 0: none) and feed it the winner's window time (its start window,
+ * measured already).  Returns the next radix to measure (p settled: the
+ * winner's k, no more windows).  The noise guard carries over: the
+ * choice's median spread. */
 int hyt_choice_probe_start(const hyt_choice_t *c, hyt_probe_t *p, int k0, int k_min, int k_max,
-                           double min_gain, int max_windows);
+                           double min_gain, int max_windows, int k_hint, int k_round);
 
 #endif

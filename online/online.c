@@ -24,6 +24,7 @@
  *           for a reason that holds on every rank): stop probing.
  * A warm-started key only verifies its radix (a budget of one window). */
 #include "online/online.h"
+#include "online/choose.h"
 #include "online/probe.h"
 #include "online/warm.h"
 #include "topology/topology.h"
@@ -36,22 +37,48 @@
 #define DRIFT_FACTOR 1.25    /* settled level x this: the key has drifted */
 #define MAX_POINTS 48        /* probe sequence kept for the statistics */
 
-typedef enum { ST_COUNT, ST_PROBE, ST_SETTLED, ST_DRIFT, ST_OFF } state_t;
-static const char *const state_names[] = {"counting", "probing", "settled", "drift check", "off"};
+typedef enum { ST_COUNT, ST_PROBE, ST_SETTLED, ST_DRIFT, ST_OFF, ST_CHOOSE } state_t;
+static const char *const state_names[] = {"counting", "probing", "settled", "drift check", "off",
+                                          "choosing"};
 
-typedef enum { PT_START, PT_PROBE, PT_DRIFT } point_kind_t;
-static const char *const kind_names[] = {"start", "probe", "drift"};
+typedef enum { PT_START, PT_PROBE, PT_DRIFT, PT_CHOICE } point_kind_t;
+static const char *const kind_names[] = {"start", "probe", "drift", "choice"};
 
 typedef struct {
     int k;
+    int cand;          /* candidate (index into cand[]) the window ran */
     point_kind_t kind;
     double t;          /* global window time, seconds */
     int checks;        /* PT_DRIFT that found no drift: consecutive checks at k merged here */
 } point_t;
 
+/* One algorithm of a key's shortlist, with the radix it is measured at. */
+typedef struct {
+    const hyt_alg_t *alg;
+    int k;                  /* radix it starts from (0: none) */
+    int k_min, k_max, k_hint, k_round; /* as in hyt_online_key */
+    const char *from;       /* where k came from: "table", "prior", "warm start", "settled" */
+    double pred, sd;        /* the table's prediction and spread (us; < 0: unknown) */
+    hyt_cand_status_t status; /* in the latest choice */
+    double t;               /* its window time in the latest choice (s; < 0: none) */
+} cand_t;
+
 struct hyt_online_key {
-    const hyt_alg_t *alg; /* the algorithm tuned on this key */
+    const hyt_alg_t *alg; /* the algorithm running now (the winner once chosen) */
+    const hyt_alg_t *rule_alg; /* the static selection the key belongs to */
     state_t state;
+    /* The choice among the rule's shortlist (online/choose.c); nc == 1:
+     * radix probing only, as for a rule without a shortlist. */
+    int nc;
+    cand_t cand[HYT_CHOICE_MAX];
+    const char *cand_from;  /* "table", "built-in" */
+    hyt_choice_t choice;
+    int cmap[HYT_CHOICE_MAX]; /* choice index -> cand[] index (0: the incumbent) */
+    int cur;                /* cand[] index of alg */
+    int chosen;             /* cand[] index of the latest winner (-1: none yet) */
+    int choices, switches;  /* choices made (drift reopens one); winners that changed */
+    uint64_t choosing_calls;/* calls timed while choosing */
+    int fell_back;          /* this rank: a call of the window went to PMPI */
     int k_start, k_min, k_max;
     int k_hint;             /* topology prior, measured once if the search misses it */
     int k_round;            /* one-round radix (k = p) of k-nomial and recmult, else 0 */
@@ -112,24 +139,6 @@ static size_t bucket_bytes(const hyt_key_t *key)
     return key->bucket ? (size_t)1 << (key->bucket - 1) : 0;
 }
 
-/* Start radix: warm start > table (clamped into range) > topology prior. */
-static int start_k(hyt_comm_t *ctx, const hyt_key_t *key, const hyt_alg_t *alg, int table_k,
-                   struct hyt_online_key *o)
-{
-    int k;
-    if (hyt_online_warm_lookup(ctx->size, ctx->nodes, ctx->ppn, key->coll, key->bucket,
-                               alg->name, &k)) {
-        o->start_from = "warm start";
-    } else if (table_k > 0) {
-        k = table_k;
-        o->start_from = "table";
-    } else {
-        k = hyt_topo_prior_k(alg, ctx, bucket_bytes(key));
-        o->start_from = "prior";
-    }
-    return k < o->k_min ? o->k_min : k > o->k_max ? o->k_max : k;
-}
-
 /* Bcast and Reduce: no rank's own elapsed time shows when the call has
  * ended everywhere (see before_slow). */
 static int rooted(hyt_coll_t c)
@@ -137,48 +146,140 @@ static int rooted(hyt_coll_t c)
     return c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE;
 }
 
-static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg,
-                                         int table_k)
+/* The built-in shortlist of a key no table rule covers: the MPI library's
+ * own collective (the incumbent), then the algorithms the topology priors
+ * give a radix for that most often win on the tuner's platforms, each at
+ * its prior radix.  Every candidate is measured (no prediction). */
+static const char *const builtin[HYT_NCOLL][HYT_SHORTLIST_MAX] = {
+    [HYT_COLL_ALLREDUCE] = {"native", "recmult", "knomial", "kring"},
+    [HYT_COLL_BCAST] = {"native", "knomial", "kring", "recmult"},
+    [HYT_COLL_REDUCE] = {"native", "knomial", "rabenseifner"},
+    [HYT_COLL_ALLGATHER] = {"native", "recmult", "kring", "kbruck"},
+    [HYT_COLL_ALLTOALL] = {"native", "kbruck", "pairwise"},
+};
+
+int hyt_online_builtin_count(hyt_coll_t c)
+{
+    int n = 0;
+    while (n < HYT_SHORTLIST_MAX && builtin[c][n] && hyt_alg_find(c, builtin[c][n]))
+        n++;
+    return n > 1 ? n : 1;
+}
+
+/* The radix a candidate starts from: k (warm start or table) clamped into
+ * its range, else (k == 0) the topology prior; from says which. */
+static void cand_radix(hyt_comm_t *ctx, const hyt_key_t *key, cand_t *c, int k, const char *from)
+{
+    c->k_hint = c->k_round = 0;
+    if (!hyt_alg_has_radix(c->alg)) {
+        c->k = c->k_min = c->k_max = 0;
+        c->from = "none";
+        return;
+    }
+    c->k_min = c->alg->k_min;
+    c->k_max = hyt_alg_k_max(c->alg, ctx->size);
+    if (c->k_max > HYT_K_LIMIT)
+        c->k_max = HYT_K_LIMIT;
+    int prior = hyt_topo_prior_k(c->alg, ctx, bucket_bytes(key));
+    c->from = k > 0 ? from : "prior";
+    k = k > 0 ? k : prior;
+    c->k = k < c->k_min ? c->k_min : k > c->k_max ? c->k_max : k;
+    /* HYTUNE_PROBE_K_MAX bounds the climb, never the choice it starts from */
+    if (hyt_cfg.probe_k_max > 0) {
+        int cap = (int)hyt_cfg.probe_k_max > c->k ? (int)hyt_cfg.probe_k_max : c->k;
+        if (c->k_max > cap)
+            c->k_max = cap;
+    }
+    /* when the table gave the start, the prior is the search's hint */
+    if (strcmp(c->from, "table") == 0)
+        c->k_hint = prior > c->k_max ? c->k_max : prior;
+    /* k-nomial and recursive multiplying finish in one round at k = p, a
+     * regime the doubling climb may not reach behind a plateau of
+     * two-round radixes (probe.c measures it then); not when
+     * HYTUNE_PROBE_K_MAX cut the range below p */
+    if ((strcmp(c->alg->name, "knomial") == 0 || strcmp(c->alg->name, "recmult") == 0) &&
+        c->k_max >= ctx->size)
+        c->k_round = c->k_max;
+}
+
+/* Make candidate i the key's algorithm: its range and start radix. */
+static void use_cand(struct hyt_online_key *o, int i)
+{
+    const cand_t *c = &o->cand[i];
+    o->cur = i;
+    o->alg = c->alg;
+    o->k_start = c->k;
+    o->k_min = c->k_min;
+    o->k_max = c->k_max;
+    o->k_hint = c->k_hint;
+    o->k_round = c->k_round;
+    o->start_from = c->from;
+}
+
+/* The candidates: the rule's shortlist, the built-in one for a key no
+ * rule covers, else the static selection alone. */
+static void make_cands(hyt_comm_t *ctx, const hyt_key_t *key, struct hyt_online_key *o,
+                       const hyt_rule_t *rule, const hyt_alg_t *alg, int table_k)
+{
+    o->nc = 1;
+    o->cand[0] = (cand_t){.alg = alg, .k = table_k, .pred = -1, .sd = -1};
+    o->cand_from = "table";
+    if (rule && rule->nshort > 1) {
+        o->nc = rule->nshort < HYT_CHOICE_MAX ? rule->nshort : HYT_CHOICE_MAX;
+        for (int i = 0; i < o->nc; i++) {
+            const hyt_cand_t *sc = &rule->shortlist[i];
+            o->cand[i] = (cand_t){.alg = sc->alg, .k = sc->k, .pred = sc->predicted_us,
+                                  .sd = sc->spread_us};
+        }
+    } else if (!rule && hyt_cfg.builtin_shortlist && (alg->flags & HYT_ALG_NATIVE) &&
+               hyt_online_builtin_count(key->coll) > 1) {
+        o->cand_from = "built-in";
+        o->nc = hyt_online_builtin_count(key->coll);
+        for (int i = 0; i < o->nc; i++)
+            o->cand[i] = (cand_t){.alg = hyt_alg_find(key->coll, builtin[key->coll][i]),
+                                  .pred = -1, .sd = -1};
+    }
+    for (int i = 0; i < o->nc; i++) {
+        o->cand[i].t = -1;
+        cand_radix(ctx, key, &o->cand[i], o->cand[i].k, "table");
+    }
+}
+
+static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule,
+                                         const hyt_alg_t *alg, int table_k)
 {
     struct hyt_online_key *o = calloc(1, sizeof *o);
     int window = hyt_cfg.probe_calls > 0 ? (int)hyt_cfg.probe_calls : 1;
-    /* window times plus one slot: the local cost of the previous check */
-    double *samples = malloc(2 * ((size_t)window + 1) * sizeof *samples);
+    /* window times plus two slots: the local cost of the previous check and
+     * whether a call of the window fell back to PMPI */
+    double *samples = malloc(2 * ((size_t)window + 2) * sizeof *samples);
     if (!o || !samples) {
         free(o);
         free(samples);
         return NULL;
     }
-    o->alg = alg;
+    o->rule_alg = alg;
     o->loop_timed = rooted(alg->coll) ? -1 : 0;
     o->samples = samples;
-    o->global = samples + window + 1;
+    o->global = samples + window + 2;
     o->window = window;
-    o->k_min = alg->k_min;
-    o->k_max = hyt_alg_k_max(alg, ctx->size);
-    if (o->k_max > HYT_K_LIMIT)
-        o->k_max = HYT_K_LIMIT;
-    o->k_start = start_k(ctx, key, alg, table_k, o);
-    /* HYTUNE_PROBE_K_MAX bounds the climb, never the choice it starts from */
-    if (hyt_cfg.probe_k_max > 0) {
-        int cap = (int)hyt_cfg.probe_k_max > o->k_start ? (int)hyt_cfg.probe_k_max : o->k_start;
-        if (o->k_max > cap)
-            o->k_max = cap;
+    o->chosen = -1;
+    make_cands(ctx, key, o, rule, alg, table_k);
+    /* warm start: the earlier run's winner at its settled radix, verified
+     * with one window (no choice) */
+    int warm = -1, wk = 0;
+    const char *wname = hyt_online_warm_find(ctx->size, ctx->nodes, ctx->ppn, key->coll,
+                                             key->bucket, &wk);
+    for (int i = 0; wname && i < o->nc && warm < 0; i++)
+        if (strcmp(o->cand[i].alg->name, wname) == 0)
+            warm = i;
+    if (warm >= 0) {
+        cand_radix(ctx, key, &o->cand[warm], wk, "warm start");
+        o->chosen = warm;
     }
-    int warm = strcmp(o->start_from, "warm start") == 0;
-    if (strcmp(o->start_from, "table") == 0)
-        o->k_hint = hyt_topo_prior_k(alg, ctx, bucket_bytes(key));
-    if (o->k_hint > o->k_max)
-        o->k_hint = o->k_max;
-    /* k-nomial and recursive multiplying finish in one round at k = p, a
-     * regime the doubling climb may not reach behind a plateau of
-     * two-round radixes (probe.c measures it then); not when
-     * HYTUNE_PROBE_K_MAX cut the range below p */
-    if ((strcmp(alg->name, "knomial") == 0 || strcmp(alg->name, "recmult") == 0) &&
-        o->k_max >= ctx->size)
-        o->k_round = o->k_max;
+    use_cand(o, warm >= 0 ? warm : 0);
     hyt_probe_start(&o->probe, o->k_start, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
-                    warm ? 1 : MAX_WINDOWS);
+                    warm >= 0 ? 1 : MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);
     hyt_probe_round_hint(&o->probe, o->k_round);
     o->window_from = hyt_cfg.hot_calls > window ? (uint64_t)(hyt_cfg.hot_calls - window + 1) : 1;
@@ -194,6 +295,30 @@ static void begin_window(struct hyt_online_key *o, state_t st, int k)
     o->nsamples = 0;
     o->pending = 0;
     o->misses = 0;
+    o->fell_back = 0;
+}
+
+/* Candidate i runs the next choice window. */
+static void choice_begin(struct hyt_online_key *o, int i)
+{
+    o->cur = i;
+    o->alg = o->cand[i].alg;
+    begin_window(o, ST_CHOOSE, o->cand[i].k);
+}
+
+/* Start a choice with candidate inc as the incumbent (choice index 0), the
+ * others in cand[] order; returns the candidate to measure first. */
+static int choice_open(struct hyt_online_key *o, int inc)
+{
+    double pred[HYT_CHOICE_MAX], sd[HYT_CHOICE_MAX];
+    for (int i = 0, j = 1; i < o->nc; i++) {
+        int c = i == inc ? 0 : j++;
+        o->cmap[c] = i;
+        pred[c] = o->cand[i].pred;
+        sd[c] = o->cand[i].sd;
+    }
+    hyt_choice_start(&o->choice, o->nc, pred, sd, hyt_cfg.probe_min_gain);
+    return o->cmap[o->choice.next];
 }
 
 /* Timed calls that never came back: the algorithm fell back to PMPI, which
@@ -210,19 +335,21 @@ static void give_up(struct hyt_online_key *o)
 /* Everything but the settled key's common call: kept out of line so the
  * fast path below needs no stack frame. */
 static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key,
-                                                 const hyt_alg_t *alg, int *k)
+                                                 const hyt_rule_t *rule, const hyt_alg_t **alg,
+                                                 int *k)
 {
     struct hyt_online_key *o = key->online;
     if (!o) {
-        o = key_create(ctx, key, alg, *k);
+        o = key_create(ctx, key, rule, *alg, *k);
         if (!o)
             return 0;
         o->n++;
     }
-    if (alg != o->alg) /* another rule inside this bucket: not ours */
+    if (*alg != o->rule_alg) /* another rule inside this bucket: not ours */
         return 0;
     int back_to_back = o->last_seq && o->last_seq + 1 == ctx->seq;
     o->last_seq = ctx->seq;
+    *alg = o->alg;
     if (o->state == ST_SETTLED) {
         *k = o->settled_k;
         if (o->n != o->next_drift)
@@ -232,7 +359,10 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         *k = o->k_start;
         if (o->n < o->window_from)
             return 0;
-        begin_window(o, ST_PROBE, o->k_start);
+        if (o->nc > 1 && o->chosen < 0)
+            choice_begin(o, choice_open(o, 0)); /* the rule's own choice first */
+        else
+            begin_window(o, ST_PROBE, o->k_start);
     } else if (o->state == ST_OFF) {
         *k = o->settled_k;
         return 0;
@@ -244,6 +374,9 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
     }
     o->pending = 1;
     o->probing_calls++;
+    if (o->state == ST_CHOOSE)
+        o->choosing_calls++;
+    *alg = o->alg;
     *k = o->k_run;
     /* Rooted collectives (Bcast, Reduce): the root may return long before
      * the last rank has its data, so no rank's own elapsed time shows when
@@ -281,17 +414,19 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
     return 1;
 }
 
-int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int *k)
+int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule,
+                      const hyt_alg_t **alg, int *k)
 {
     struct hyt_online_key *o = key->online;
-    if (HYT_LIKELY(o && alg == o->alg)) {
+    if (HYT_LIKELY(o && *alg == o->rule_alg)) {
         o->n++;
         if (HYT_LIKELY(o->state == ST_SETTLED && o->n != o->next_drift)) {
+            *alg = o->alg;
             *k = o->settled_k;
             return 0;
         }
     }
-    return before_slow(ctx, key, alg, k);
+    return before_slow(ctx, key, rule, alg, k);
 }
 
 /* The agreement step: the per-call maximum over the ranks of the window
@@ -299,15 +434,17 @@ int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
  * then the median over the calls (rooted collectives: over the increments
  * of the calls' ends, see before_slow): the same value on every rank, as
  * is the window's relative spread (*spread), which widens the probing's
- * noise guard. */
-static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread)
+ * noise guard, and *fell_back: 1 if a call of the window went to PMPI on
+ * any rank. */
+static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, int *fell_back)
 {
     int n = o->nsamples;
     double *v = o->global, t0 = PMPI_Wtime();
     o->samples[n] = o->check_local; /* the previous check's cost, agreed below */
+    o->samples[n + 1] = o->fell_back;
     if (ctx->size == 1) {
         v = o->samples;
-    } else if (PMPI_Allreduce(o->samples, o->global, n + 1, MPI_DOUBLE, MPI_MAX,
+    } else if (PMPI_Allreduce(o->samples, o->global, n + 2, MPI_DOUBLE, MPI_MAX,
                               hyt_comm_priv(ctx)) != MPI_SUCCESS) {
         static int once;
         hyt_log_once(&once, HYT_LOG_WARN, HYT_TOPIC_ONLINE,
@@ -315,6 +452,7 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread)
         v = o->samples;
     }
     o->check_cost = v[n];
+    *fell_back = v[n + 1] > 0;
     /* this check's own cost (barrier of a rooted window, set in
      * before_slow; 0 for the others, plus this allreduce), agreed with the
      * next window */
@@ -338,7 +476,7 @@ static void add_point(struct hyt_online_key *o, int k, point_kind_t kind, double
         o->points_dropped++;
         return;
     }
-    o->points[o->npoints++] = (point_t){k, kind, t, 0};
+    o->points[o->npoints++] = (point_t){k, o->cur, kind, t, 0};
 }
 
 static void settle(struct hyt_online_key *o)
@@ -376,6 +514,59 @@ static void probe_window(struct hyt_online_key *o, int k, double t, double s, po
         begin_window(o, ST_PROBE, next);
 }
 
+/* The choice is made: its winner's radix probe starts from the winner's
+ * window (online/choose.h), or, with every candidate falling back to PMPI,
+ * the key stops at the incumbent. */
+static void choice_done(struct hyt_online_key *o)
+{
+    const hyt_choice_t *c = &o->choice;
+    for (int i = 0; i < c->n; i++) {
+        o->cand[o->cmap[i]].status = c->status[i];
+        o->cand[o->cmap[i]].t = c->status[i] == HYT_CAND_MEASURED ? c->t[i] : -1;
+    }
+    o->choices++;
+    if (c->best < 0) {
+        use_cand(o, o->cmap[0]);
+        hyt_probe_start(&o->probe, o->k_start, o->k_min, o->k_max, hyt_cfg.probe_min_gain, 1);
+        give_up(o);
+        return;
+    }
+    int w = o->cmap[c->best];
+    if (o->chosen >= 0 && w != o->chosen)
+        o->switches++;
+    o->chosen = w;
+    use_cand(o, w);
+    hyt_debug(HYT_TOPIC_ONLINE, "%s bucket: %s chosen among %d candidates (%.3f us)",
+              hyt_coll_name(o->alg->coll), o->alg->name, o->nc, c->best_t * 1e6);
+    /* a winner without a radix (one k in range) settles on its window */
+    int next = hyt_choice_probe_start(c, &o->probe, o->k_start, o->k_min, o->k_max,
+                                      hyt_cfg.probe_min_gain, o->k_min < o->k_max ? MAX_WINDOWS : 1,
+                                      o->k_hint, o->k_round);
+    if (hyt_probe_settled(&o->probe))
+        settle(o);
+    else
+        begin_window(o, ST_PROBE, next);
+}
+
+/* One global window time t (relative spread s) of the candidate o->cur,
+ * while choosing; fell_back: its calls went to PMPI on some rank. */
+static void choice_window(struct hyt_online_key *o, double t, double s, int fell_back)
+{
+    add_point(o, o->k_run, PT_CHOICE, fell_back ? -1 : t);
+    if (o->choice.windows > 0 && !fell_back) { /* the first window runs what would run anyway */
+        o->seg_sum_t += t * o->window;
+        o->seg_windows++;
+    }
+    int next = fell_back ? hyt_choice_unsupported(&o->choice) : hyt_choice_feed(&o->choice, t, s);
+    hyt_debug(HYT_TOPIC_ONLINE, "%s choice window %s:%d: %.3f us%s",
+              hyt_coll_name(o->alg->coll), o->alg->name, o->k_run, t * 1e6,
+              fell_back ? " (went to PMPI: unsupported)" : "");
+    if (next >= 0)
+        choice_begin(o, o->cmap[next]);
+    else
+        choice_done(o);
+}
+
 static void drift_window(struct hyt_online_key *o, double t, double s)
 {
     o->drift_checks++;
@@ -407,6 +598,20 @@ static void drift_window(struct hyt_online_key *o, double t, double s)
     }
     o->reprobes++;
     o->reprobe_call = o->n;
+    if (o->nc > 1) {
+        /* the choice reopens: the winner, at its settled radix, is the
+         * incumbent, and the drift window its measurement */
+        o->cand[o->cur].k = o->settled_k;
+        o->cand[o->cur].from = "settled";
+        add_point(o, o->settled_k, PT_DRIFT, t);
+        choice_open(o, o->cur);
+        int next = hyt_choice_feed(&o->choice, t, s);
+        if (next >= 0)
+            choice_begin(o, o->cmap[next]);
+        else
+            choice_done(o);
+        return;
+    }
     hyt_probe_start(&o->probe, o->settled_k, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
                     MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);
@@ -415,21 +620,29 @@ static void drift_window(struct hyt_online_key *o, double t, double s)
 }
 
 void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int k,
-                      double seconds)
+                      double seconds, int fell_back)
 {
     struct hyt_online_key *o = key->online;
     if (!o || alg != o->alg || !o->pending)
+        return;
+    /* outside a choice a call that went to PMPI is a miss: the key stops
+     * probing after a few (before_slow) */
+    if (fell_back && o->state != ST_CHOOSE)
         return;
     o->pending = 0;
     o->misses = 0;
     if (k != o->k_run)
         return;
+    o->fell_back |= fell_back != 0;
     o->samples[o->nsamples++] = o->loop_timed > 0 ? PMPI_Wtime() - o->window_t0 : seconds;
     if (o->nsamples < o->window)
         return;
-    double s, t = agree(ctx, o, &s);
+    int fb;
+    double s, t = agree(ctx, o, &s, &fb);
     o->nsamples = 0;
-    if (o->state == ST_DRIFT)
+    if (o->state == ST_CHOOSE)
+        choice_window(o, t, s, fb);
+    else if (o->state == ST_DRIFT)
         drift_window(o, t, s);
     else
         probe_window(o, o->k_run, t, s, o->probe.windows == 0 ? PT_START : PT_PROBE);
@@ -476,7 +689,19 @@ int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
     info->reprobe_call = (long long)o->reprobe_call;
     info->loop_timed = o->loop_timed > 0;
     info->drift_every = o->settled_call ? (long long)o->drift_every : 0;
+    info->alg_now = o->alg->name;
+    info->candidates = o->nc;
+    info->chosen = o->chosen >= 0 ? o->cand[o->chosen].alg->name : NULL;
+    info->choosing_calls = (long long)o->choosing_calls;
+    info->choices = o->choices;
+    info->switches = o->switches;
     return 0;
+}
+
+static const char *cand_status_name(hyt_cand_status_t st)
+{
+    static const char *const names[] = {"not measured", "measured", "unsupported", "skipped"};
+    return names[st];
 }
 
 /* Calls from the key turning hot to its first settle (negative: settled
@@ -498,9 +723,32 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
     const struct hyt_online_key *o = key->online;
     if (!o)
         return;
+    if (o->nc > 1) {
+        fprintf(out, "   %-22s   choice among %d (%s shortlist):", "", o->nc, o->cand_from);
+        for (int i = 0; i < o->nc; i++) {
+            const cand_t *c = &o->cand[i];
+            fprintf(out, " %s%s:%d", i == o->chosen ? "*" : "", c->alg->name, c->k);
+            if (c->t >= 0)
+                fprintf(out, " %.2fus", c->t * 1e6);
+            else if (c->status != HYT_CAND_PENDING)
+                fprintf(out, " %s", cand_status_name(c->status));
+        }
+        fprintf(out, "\n   %-22s   chosen %s, %llu calls choosing, %d choices, %d switches\n", "",
+                o->chosen >= 0 ? o->cand[o->chosen].alg->name : "(none yet)",
+                (unsigned long long)o->choosing_calls, o->choices, o->switches);
+    }
     fprintf(out, "   %-22s   online %s%s: start k=%d (%s), prior k=%d, probes", "",
             o->alg->name, timing_name(o), o->k_start, o->start_from, o->k_hint);
     for (int i = 0; i < o->npoints; i++) {
+        const point_t *pt = &o->points[i];
+        if (pt->kind == PT_CHOICE) {
+            fprintf(out, " %s:%d:", o->cand[pt->cand].alg->name, pt->k);
+            if (pt->t < 0)
+                fprintf(out, "unsupported");
+            else
+                fprintf(out, "%.2fus", pt->t * 1e6);
+            continue;
+        }
         fprintf(out, " %s%d:%.2fus", o->points[i].kind == PT_DRIFT ? "drift@" : "",
                 o->points[i].k, o->points[i].t * 1e6);
         if (o->points[i].checks > 1)
@@ -541,6 +789,9 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
         json_object_object_add(p, "k", json_object_new_int(o->points[i].k));
         json_object_object_add(p, "time_us", json_object_new_double(o->points[i].t * 1e6));
         json_object_object_add(p, "kind", json_object_new_string(kind_names[o->points[i].kind]));
+        if (o->nc > 1)
+            json_object_object_add(p, "algorithm",
+                                   json_object_new_string(o->cand[o->points[i].cand].alg->name));
         if (o->points[i].checks)
             json_object_object_add(p, "passed_checks", json_object_new_int(o->points[i].checks));
         json_object_array_add(seq, p);
@@ -561,5 +812,32 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
     json_object_object_add(j, "drift_every_calls",
                            o->settled_call ? json_object_new_int64((int64_t)o->drift_every) : NULL);
     json_object_object_add(j, "drift_check_cost_us", json_object_new_double(o->check_cost * 1e6));
+    if (o->nc > 1) {
+        json_object *cs = json_object_new_array();
+        for (int i = 0; i < o->nc; i++) {
+            const cand_t *c = &o->cand[i];
+            json_object *co = json_object_new_object();
+            json_object_object_add(co, "algorithm", json_object_new_string(c->alg->name));
+            json_object_object_add(co, "k", json_object_new_int(c->k));
+            json_object_object_add(co, "predicted_us",
+                                   c->pred >= 0 ? json_object_new_double(c->pred) : NULL);
+            json_object_object_add(co, "spread_us",
+                                   c->sd >= 0 ? json_object_new_double(c->sd) : NULL);
+            json_object_object_add(co, "status",
+                                   json_object_new_string(cand_status_name(c->status)));
+            json_object_object_add(co, "time_us",
+                                   c->t >= 0 ? json_object_new_double(c->t * 1e6) : NULL);
+            json_object_array_add(cs, co);
+        }
+        json_object_object_add(j, "shortlist_from", json_object_new_string(o->cand_from));
+        json_object_object_add(j, "candidates", cs);
+        json_object_object_add(j, "chosen_algorithm",
+                               o->chosen >= 0 ? json_object_new_string(o->cand[o->chosen].alg->name)
+                                              : NULL);
+        json_object_object_add(j, "choosing_calls",
+                               json_object_new_int64((int64_t)o->choosing_calls));
+        json_object_object_add(j, "choices", json_object_new_int(o->choices));
+        json_object_object_add(j, "switches", json_object_new_int(o->switches));
+    }
     json_object_object_add(obj, "online", j);
 }

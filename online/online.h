@@ -12,13 +12,20 @@
  * compares the result across ranks first (src/agree.h). */
 int hyt_online_init(char *err, size_t errlen);
 void hyt_online_finalize(void);
-/* Before a call of key with the statically selected (alg, *k): may replace
- * *k (hybrid mode, hot key).  Returns 1 if the call must be timed and passed
- * to hyt_online_after. */
-int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int *k);
-/* After a timed call: local elapsed seconds of this rank. */
+/* Before a call of key with the statically selected (*alg, *k) from rule
+ * (NULL: no table rule covers the key; the built-in shortlist applies):
+ * may replace *k, and on a key whose rule has a shortlist *alg too (hybrid
+ * mode, hot key).  Returns 1 if the call must be timed and passed to
+ * hyt_online_after. */
+int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule,
+                      const hyt_alg_t **alg, int *k);
+/* After a timed call of (alg, k): local elapsed seconds of this rank, and
+ * whether the call went to PMPI instead (the algorithm could not take it). */
 void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int k,
-                      double seconds);
+                      double seconds, int fell_back);
+/* Candidates of the built-in shortlist for collective c (the MPI library's
+ * own first); 1 when there is none to choose from. */
+int hyt_online_builtin_count(hyt_coll_t c);
 void hyt_online_key_free(hyt_key_t *key);
 /* For tests and tools: 1 if the key is settled (its radix in *k; also while
  * a drift check runs that radix), 0 if it is counting or probing, -1 if
@@ -40,6 +47,11 @@ typedef struct hyt_online_info {
     long long reprobe_call;     /* call whose drift window started the latest re-probe (0: none) */
     int loop_timed;             /* Bcast/Reduce windows timed as a back-to-back loop */
     long long drift_every;      /* calls between drift checks now (0: none or not settled) */
+    const char *alg_now;        /* algorithm of the key's next call */
+    int candidates;             /* shortlist length (1: radix only) */
+    const char *chosen;         /* algorithm the latest choice picked (NULL: none yet) */
+    long long choosing_calls;   /* calls timed while choosing among the shortlist */
+    int choices, switches;      /* choices made (drift reopens them); winners that changed */
 } hyt_online_info_t;
 /* 0 and *info filled, or -1 if online tuning never took the key. */
 int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info);

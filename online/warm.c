@@ -96,7 +96,7 @@ static int load_key(json_object *ko, warm_key_t key, const char *path, const cha
     char w[160];
     snprintf(w, sizeof w, "%s.online", where);
     int k;
-    if (get_int(on, "settled_k", 1, HYT_K_LIMIT, &k, path, w, err, errlen))
+    if (get_int(on, "settled_k", 0, HYT_K_LIMIT, &k, path, w, err, errlen)) /* 0: no radix */
         return -1;
     if (!json_object_object_get_ex(on, "algorithm", &av) || !json_object_is_type(av, json_type_string))
         return fail(err, errlen, "HYTUNE_WARM_START=%s: %s.algorithm: expected a string" FIX, path,
@@ -171,15 +171,25 @@ int hyt_online_warm_load(const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int hyt_online_warm_lookup(int size, int nodes, int ppn, int coll, int bucket, const char *alg,
-                           int *k)
+const char *hyt_online_warm_find(int size, int nodes, int ppn, int coll, int bucket, int *k)
 {
     warm_key_t key = {size, nodes, ppn, coll, bucket};
     warm_entry_t *e;
     HASH_FIND(hh, warm_table, &key, sizeof key, e);
-    if (!e || strcmp(e->alg, alg) != 0)
-        return 0;
+    if (!e)
+        return NULL;
     *k = e->k;
+    return e->alg;
+}
+
+int hyt_online_warm_lookup(int size, int nodes, int ppn, int coll, int bucket, const char *alg,
+                           int *k)
+{
+    int wk;
+    const char *name = hyt_online_warm_find(size, nodes, ppn, coll, bucket, &wk);
+    if (!name || strcmp(name, alg) != 0)
+        return 0;
+    *k = wk;
     return 1;
 }
 

@@ -14,6 +14,9 @@ int hyt_online_warm_load(const char *path, char *err, size_t errlen);
  * algorithm; 1 found, 0 not. */
 int hyt_online_warm_lookup(int size, int nodes, int ppn, int coll, int bucket, const char *alg,
                            int *k);
+/* The algorithm the file settled on for this shape and key (its radix in
+ * *k, 0 for none), or NULL. */
+const char *hyt_online_warm_find(int size, int nodes, int ppn, int coll, int bucket, int *k);
 /* Entries loaded. */
 int hyt_online_warm_count(void);
 /* Fingerprint of the loaded radixes (0 if none), whatever their order in

@@ -86,6 +86,10 @@ static const env_var_t vars[] = {
      "largest radix online probing tries (0: the algorithm's own limit); a table's or warm "
      "start's larger k is kept",
      S_ALL_EQ},
+    {"HYTUNE_BUILTIN_SHORTLIST", T_CHOICE, &hyt_cfg.builtin_shortlist, "off", "off|on",
+     "on: hybrid mode chooses the algorithm of hot keys no table rule covers among a "
+     "built-in shortlist (the MPI library's own first; docs/online.md)",
+     S_ALL_EQ},
     {"HYTUNE_DRIFT_INTERVAL", T_LONG, &hyt_cfg.drift_interval, "auto", "auto|0..1000000000",
      "calls between drift checks of a settled key; auto: as often as keeps the checks' "
      "measured cost near 2% of the key's time (16..1000 calls); 0: never re-check",

@@ -233,6 +233,7 @@ typedef struct hyt_config {
     double probe_min_gain;
     long drift_interval;
     long probe_k_max;          /* HYTUNE_PROBE_K_MAX, 0: no cap */
+    int builtin_shortlist;     /* HYTUNE_BUILTIN_SHORTLIST: 1 on */
     const char *node_hw;       /* HYTUNE_NODE_HW */
     const char *network_file;  /* HYTUNE_NETWORK_FILE */
     const char *warm_start;    /* HYTUNE_WARM_START */

@@ -105,9 +105,11 @@ static int uses_composition(const hyt_comm_t *ctx)
     for (int c = 0; c < HYT_NCOLL; c++) {
         if (ctx->forced[c] && !strcmp(ctx->forced[c]->name, "composition"))
             return 1;
+        /* a shortlist candidate hybrid mode may choose counts too */
         for (int i = 0; ctx->rules[c] && i < ctx->rules[c]->nrules; i++)
-            if (!strcmp(ctx->rules[c]->rules[i].alg->name, "composition"))
-                return 1;
+            for (int j = 0; j < ctx->rules[c]->rules[i].nshort; j++)
+                if (!strcmp(ctx->rules[c]->rules[i].shortlist[j].alg->name, "composition"))
+                    return 1;
     }
     return 0;
 }
@@ -302,9 +304,11 @@ static inline size_t selection_bytes(const hyt_args_t *a)
     return selection_size(a, ctx, &block);
 }
 
+/* *rule: the table rule that chose (NULL: forced, or no rule set). */
 static inline void select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes,
-                                 const hyt_alg_t **alg, int *k)
+                                 const hyt_alg_t **alg, int *k, const hyt_rule_t **rule)
 {
+    *rule = NULL;
     if (ctx->forced[c]) {
         *alg = ctx->forced[c];
         *k = ctx->forced_k[c];
@@ -312,6 +316,7 @@ static inline void select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes,
         const hyt_rule_t *r = hyt_rules_lookup(ctx->rules[c], bytes);
         *alg = r->alg;
         *k = r->k;
+        *rule = r;
     } else {
         *alg = hyt_alg_native(c);
         *k = 0;
@@ -326,7 +331,8 @@ size_t hyt_selection_bytes(const hyt_args_t *a)
 void hyt_select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes, const hyt_alg_t **alg,
                        int *k)
 {
-    select_static(ctx, c, bytes, alg, k);
+    const hyt_rule_t *rule;
+    select_static(ctx, c, bytes, alg, k, &rule);
 }
 
 /* Native rows never take a radix: test the flag before calling out. */
@@ -432,12 +438,18 @@ int hyt_dispatch(hyt_args_t *a)
      * collectives take the last rule and are not probed online */
     int local_size = (hyt_coll_props(c) & HYT_CP_LOCAL_SIZE) != 0;
     const hyt_alg_t *alg;
+    const hyt_rule_t *rule;
     int k;
-    select_static(ctx, c, local_size ? SIZE_MAX : a->bytes, &alg, &k);
+    select_static(ctx, c, local_size ? SIZE_MAX : a->bytes, &alg, &k, &rule);
     int hybrid = hyt_cfg.mode == HYT_MODE_HYBRID && !local_size;
-    int timed = hyt_cfg.stats != NULL;
-    if (hybrid && !ctx->is_inter && !ctx->forced[c] && tunable_radix(alg))
-        timed |= hyt_online_before(ctx, key, alg, &k);
+    int timed = hyt_cfg.stats != NULL, online = 0;
+    /* online: a radix to tune, or a shortlist to choose from (the rule's,
+     * or for a key no rule covers the built-in one) */
+    if (hybrid && !ctx->is_inter && !ctx->forced[c] &&
+        (tunable_radix(alg) || (rule ? rule->nshort > 1 : hyt_cfg.builtin_shortlist)))
+        timed |= online = hyt_online_before(ctx, key, rule, &alg, &k);
+    const hyt_alg_t *ran = alg;
+    int ran_k = k;
     double t0 = timed ? PMPI_Wtime() : 0;
     hyt_fallback_t fb = HYT_FB_NONE;
     int rc;
@@ -461,8 +473,8 @@ int hyt_dispatch(hyt_args_t *a)
         double dt = PMPI_Wtime() - t0;
         key->time += dt;
         key->timed_calls++;
-        if (hybrid && tunable_radix(alg))
-            hyt_online_after(ctx, key, alg, k, dt);
+        if (online)
+            hyt_online_after(ctx, key, ran, ran_k, dt, fb != HYT_FB_NONE);
     }
     return rc;
 }

@@ -73,7 +73,8 @@ int main(int argc, char **argv)
         int k = 4; /* the "table" radix */
         key->calls++;
         ctx->seq++; /* as src/runtime.c counts each intercepted collective */
-        int timed = hyt_online_before(ctx, key, alg, &k);
+        const hyt_alg_t *ran = alg;
+        int timed = hyt_online_before(ctx, key, NULL, &ran, &k);
         out_of_range += k < 2 || k > p;
         double t0 = MPI_Wtime();
         /* per-rank noise up to +-5%, and rank 5 always 30% slower */
@@ -85,7 +86,7 @@ int main(int argc, char **argv)
         PMPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         errors += out != p * (p - 1) / 2 + p * i;
         if (timed)
-            hyt_online_after(ctx, key, alg, k, MPI_Wtime() - t0);
+            hyt_online_after(ctx, key, ran, k, MPI_Wtime() - t0, 0);
         int kk[2] = {k, -k}, r[2];
         PMPI_Allreduce(kk, r, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         diverged += r[0] != -r[1];

@@ -134,7 +134,7 @@ static void test_with_probe(void)
     int w = run(&c, 3, NULL, NULL, tt, seq, &ns);
     CHECK(w == 1, "winner %d", w);
     hyt_probe_t p;
-    int k = hyt_choice_probe_start(&c, &p, 2, 2, 64, GAIN, MAX_WINDOWS);
+    int k = hyt_choice_probe_start(&c, &p, 2, 2, 64, GAIN, MAX_WINDOWS, 0, 0);
     CHECK(p.windows == 1 && p.best_k == 2 && p.best_t == curve(2) && k != 2,
           "the winner's window is the probe's start: windows %d, next k %d", p.windows, k);
     while (!hyt_probe_settled(&p))

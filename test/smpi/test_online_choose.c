@@ -1,0 +1,173 @@
+/* SMPI test of hybrid mode's choice among a rule's shortlist, and the
+ * measuring program behind bench/online_choose.sh.
+ *
+ *   test_online_choose COLL COUNT CALLS [skew]
+ * runs CALLS back-to-back calls of MPI_<COLL> (allreduce, bcast, reduce,
+ * allgather) of COUNT ints through hytune, the root of Bcast and Reduce
+ * rotating, and checks every result against the value the inputs give
+ * (integer sums: exact), so a call the ranks ran with different algorithms
+ * shows as a wrong result or a deadlock.  skew: before every call each rank
+ * computes for a time that depends on its rank and a seeded random draw
+ * (0-6 us), so the ranks' local timings differ and only agreed values can
+ * keep them together.
+ *
+ * Rank 0 prints the table rule's shortlist for the size (offline and hybrid
+ * mode with a table), the loop's time per call (simulated clock, from a
+ * barrier before the first call to one after the last) and, in hybrid mode,
+ * the key's choice: winner, settled k, calls spent choosing and probing.
+ * Every rank's winner and k are compared (MPI_MIN against MPI_MAX).  The
+ * last line is the summary "test_online_choose p=P ...: N wrong, ..."
+ * that test/smpi/online_choose.sh requires (SimGrid ends a deadlocked run
+ * with exit status 0). */
+#include "online/online.h"
+#include "src/hyt.h"
+#include "test/check.h"
+
+#include <smpi/smpi.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, p, skew_on;
+static uint64_t rng;
+
+static double urand(void)
+{
+    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static int val(int r, int i, int call)
+{
+    return (r + 1) * 131 + i * 7 + call * 31;
+}
+
+/* One call; returns the number of wrong elements on this rank. */
+static int one_call(hyt_coll_t c, int n, int call, int *in, int *out)
+{
+    int wrong = 0, root = call % p;
+    for (int i = 0; i < n; i++)
+        in[i] = val(rank, i, call);
+    if (skew_on) /* rank-dependent arrival: 0-3 us by rank, 0-3 us at random */
+        smpi_execute_flops(3e3 * ((double)(rank % 7) / 6.0 + urand()));
+    switch (c) {
+    case HYT_COLL_ALLREDUCE:
+    case HYT_COLL_REDUCE:
+        memset(out, 0, (size_t)n * sizeof *out);
+        if (c == HYT_COLL_ALLREDUCE)
+            MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        else
+            MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+        if (c == HYT_COLL_ALLREDUCE || rank == root)
+            for (int i = 0; i < n; i++)
+                wrong += out[i] != 131 * p * (p + 1) / 2 + p * (7 * i + 31 * call);
+        break;
+    case HYT_COLL_BCAST:
+        if (rank != root)
+            memset(in, 0, (size_t)n * sizeof *in);
+        MPI_Bcast(in, n, MPI_INT, root, MPI_COMM_WORLD);
+        for (int i = 0; i < n; i++)
+            wrong += in[i] != val(root, i, call);
+        break;
+    case HYT_COLL_ALLGATHER:
+        memset(out, 0, (size_t)n * (size_t)p * sizeof *out);
+        MPI_Allgather(in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD);
+        for (int r = 0; r < p; r++)
+            for (int i = 0; i < n; i++)
+                wrong += out[(size_t)r * (size_t)n + (size_t)i] != val(r, i, call);
+        break;
+    default:
+        break;
+    }
+    return wrong;
+}
+
+/* A string's hash, for comparing the ranks' winners. */
+static int name_hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return (int)(h & 0x7fffffff);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (argc < 4) {
+        if (rank == 0)
+            fprintf(stderr, "usage: test_online_choose COLL COUNT CALLS [skew]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    int c = hyt_coll_from_name(argv[1]), n = atoi(argv[2]), calls = atoi(argv[3]);
+    skew_on = argc > 4 && strcmp(argv[4], "skew") == 0;
+    if (c != HYT_COLL_ALLREDUCE && c != HYT_COLL_BCAST && c != HYT_COLL_REDUCE &&
+        c != HYT_COLL_ALLGATHER) {
+        if (rank == 0)
+            fprintf(stderr, "test_online_choose: COLL must be allreduce, bcast, reduce or "
+                            "allgather, not \"%s\"\n", argv[1]);
+        MPI_Finalize();
+        return 2;
+    }
+    rng = 0x853c49e6748fea9bULL + (uint64_t)rank * 0xda3e39cb94b95bdbULL;
+    int *in = malloc((size_t)(n > 0 ? n : 1) * sizeof *in);
+    int *out = malloc((size_t)(n > 0 ? n : 1) * (size_t)p * sizeof *out);
+    if (!in || !out)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    size_t bytes = (size_t)n * sizeof(int);
+    hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
+    if (rank == 0 && ctx && ctx->rules[c]) {
+        const hyt_rule_t *r = hyt_rules_lookup(ctx->rules[c], bytes);
+        printf("shortlist");
+        for (int i = 0; i < r->nshort; i++)
+            printf(" %s:%d", r->shortlist[i].alg->name, r->shortlist[i].k);
+        printf("\n");
+    }
+
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    long wrong = 0;
+    for (int i = 0; i < calls; i++)
+        wrong += one_call((hyt_coll_t)c, n, i, in, out);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double per_call = (MPI_Wtime() - t0) / (calls > 0 ? calls : 1);
+
+    long wrong_all = 0;
+    PMPI_Allreduce(&wrong, &wrong_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(wrong_all == 0, "%ld wrong elements over the ranks", wrong_all);
+
+    hyt_key_t *key = ctx ? ctx->keys[c][hyt_bucket(bytes)] : NULL;
+    hyt_online_info_t info;
+    int online = key && hyt_online_key_info(key, &info) == 0;
+    const char *chosen = online && info.chosen ? info.chosen : "-";
+    int mine[3] = {name_hash(chosen), online ? info.settled_k : -1,
+                   online ? (int)info.choosing_calls : -1};
+    int lo[3], hi[3];
+    PMPI_Allreduce(mine, lo, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(mine, hi, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    int agree = memcmp(lo, hi, sizeof lo) == 0;
+    CHECK(agree, "the ranks chose apart (winner hash %d..%d, k %d..%d)", lo[0], hi[0], lo[1],
+          hi[1]);
+    if (hyt_cfg.mode == HYT_MODE_HYBRID && online && info.candidates > 1)
+        CHECK(info.chosen != NULL, "no algorithm chosen after %d calls (state %s)", calls,
+              info.state);
+    if (rank == 0) {
+        if (online)
+            printf("online: chosen %s, settled k %d, state %s, %d candidates, %lld calls "
+                   "choosing, %lld probing calls, %d switches\n",
+                   chosen, info.settled_k, info.state, info.candidates, info.choosing_calls,
+                   info.probing_calls, info.switches);
+        printf("test_online_choose p=%d %s %zu B x %d calls: %ld wrong, %.3f us/call, ranks %s\n",
+               p, argv[1], bytes, calls, wrong_all, per_call * 1e6,
+               agree ? "agree" : "DISAGREE");
+        fflush(stdout);
+    }
+    free(in);
+    free(out);
+    int rc = check_done("test_online_choose");
+    MPI_Finalize();
+    return rc;
+}
