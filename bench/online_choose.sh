@@ -8,7 +8,8 @@
 #   CASE: COLL:COUNT (MPI_INT elements), COLL one of allreduce, bcast, reduce, allgather
 #   -n, -q  nodes and ranks per node (default 4 x 8), block mapping
 #   -p      platform (default platforms/cluster-small.xml)
-#   -t      table (default test/smpi/online_choose_table.json)
+#   -t      table (default test/smpi/online_choose_table.json); none: no table, the
+#           built-in shortlist (HYTUNE_BUILTIN_SHORTLIST=on)
 #   -c      calls per loop, from a cold start (default 200)
 #   -s      arrival skew: before each call a rank computes 0-3 us by rank plus 0-3 us at random
 #   -H      the hybrid run only (no offline and fixed runs): exact results and agreeing ranks
@@ -58,7 +59,8 @@ run() {
     while [ "$1" != -- ]; do _env="$_env $1"; shift; done
     shift
     # shellcheck disable=SC2086 # the lists are word-split on purpose
-    (export HYTUNE_TABLE="$table" $_env
+    (if [ "$table" = none ]; then export HYTUNE_BUILTIN_SHORTLIST=on; else export HYTUNE_TABLE="$table"; fi
+     [ -z "$_env" ] || export $_env
      smpi_run "$np" "$plat" "$d/hf" "$B/test/smpi/test_online_choose" "$1" "$2" "$calls" $skew) \
         >"$d/$_name.out" 2>&1
     _rc=$?

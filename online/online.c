@@ -166,6 +166,11 @@ int hyt_online_builtin_count(hyt_coll_t c)
     return n > 1 ? n : 1;
 }
 
+const hyt_alg_t *hyt_online_builtin(hyt_coll_t c, int i)
+{
+    return hyt_alg_find(c, builtin[c][i]);
+}
+
 /* The radix a candidate starts from: k (warm start or table) clamped into
  * its range, else (k == 0) the topology prior; from says which. */
 static void cand_radix(hyt_comm_t *ctx, const hyt_key_t *key, cand_t *c, int k, const char *from)
@@ -236,8 +241,7 @@ static void make_cands(hyt_comm_t *ctx, const hyt_key_t *key, struct hyt_online_
         o->cand_from = "built-in";
         o->nc = hyt_online_builtin_count(key->coll);
         for (int i = 0; i < o->nc; i++)
-            o->cand[i] = (cand_t){.alg = hyt_alg_find(key->coll, builtin[key->coll][i]),
-                                  .pred = -1, .sd = -1};
+            o->cand[i] = (cand_t){.alg = hyt_online_builtin(key->coll, i), .pred = -1, .sd = -1};
     }
     for (int i = 0; i < o->nc; i++) {
         o->cand[i].t = -1;

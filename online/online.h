@@ -26,6 +26,8 @@ void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
 /* Candidates of the built-in shortlist for collective c (the MPI library's
  * own first); 1 when there is none to choose from. */
 int hyt_online_builtin_count(hyt_coll_t c);
+/* Its candidate i (0 <= i < hyt_online_builtin_count(c)). */
+const hyt_alg_t *hyt_online_builtin(hyt_coll_t c, int i);
 void hyt_online_key_free(hyt_key_t *key);
 /* For tests and tools: 1 if the key is settled (its radix in *k; also while
  * a drift check runs that radix), 0 if it is counting or probing, -1 if

@@ -21,6 +21,7 @@
  * with exit status 0). */
 #include "online/online.h"
 #include "src/hyt.h"
+#include "topology/topology.h"
 #include "test/check.h"
 
 #include <smpi/smpi.h>
@@ -125,6 +126,14 @@ int main(int argc, char **argv)
         for (int i = 0; i < r->nshort; i++)
             printf(" %s:%d", r->shortlist[i].alg->name, r->shortlist[i].k);
         printf("\n");
+    } else if (rank == 0 && ctx && hyt_cfg.builtin_shortlist) {
+        printf("shortlist"); /* the built-in one, each at its prior radix */
+        for (int i = 0; i < hyt_online_builtin_count((hyt_coll_t)c); i++) {
+            const hyt_alg_t *alg = hyt_online_builtin((hyt_coll_t)c, i);
+            size_t b = bytes ? (size_t)1 << (hyt_bucket(bytes) - 1) : 0;
+            printf(" %s:%d", alg->name, hyt_alg_has_radix(alg) ? hyt_topo_prior_k(alg, ctx, b) : 0);
+        }
+        printf("\n");
     }
 
     PMPI_Barrier(MPI_COMM_WORLD);
@@ -157,9 +166,9 @@ int main(int argc, char **argv)
     if (rank == 0) {
         if (online)
             printf("online: chosen %s, settled k %d, state %s, %d candidates, %lld calls "
-                   "choosing, %lld probing calls, %d switches\n",
+                   "choosing, %lld probing calls, %d choices, %d switches, %d re-probes\n",
                    chosen, info.settled_k, info.state, info.candidates, info.choosing_calls,
-                   info.probing_calls, info.switches);
+                   info.probing_calls, info.choices, info.switches, info.reprobes);
         printf("test_online_choose p=%d %s %zu B x %d calls: %ld wrong, %.3f us/call, ranks %s\n",
                p, argv[1], bytes, calls, wrong_all, per_call * 1e6,
                agree ? "agree" : "DISAGREE");
