@@ -96,12 +96,6 @@ out:
 }
 
 /* ---- the native guard ---- */
-static int cmp_u64(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return (a > b) - (a < b);
-}
-
 int hyt_rules_check_sizes(const hyt_tune_rule_t *rules, int nr, int r, uint64_t top,
                           uint64_t gran, uint64_t *out, int max)
 {
@@ -113,20 +107,23 @@ int hyt_rules_check_sizes(const hyt_tune_rule_t *rules, int nr, int r, uint64_t 
         return 0;
     int n = 0;
     out[n++] = lo;
-    for (uint64_t p = 1; p < hi && n < max / 2; p *= 2)
-        if (p > lo)
+    /* inside: the powers of two 16^i apart (2^(4i)), or else the one nearest
+     * the geometric mean of the edges */
+    uint64_t near = 0;
+    double gm = log2((double)lo) / 2 + log2((double)hi) / 2;
+    for (int e = 0; e < 64 && (1ull << e) < hi; e++) {
+        uint64_t p = 1ull << e;
+        if (p <= lo)
+            continue;
+        if (e % 4 == 0 && n < max - 1)
             out[n++] = p;
+        if (!near || fabs(e - gm) < fabs(log2((double)near) - gm))
+            near = p;
+    }
+    if (n == 1 && near && n < max - 1)
+        out[n++] = near;
     if (hi != lo)
         out[n++] = hi;
-    int grid = n; /* geometric means between neighbours: off the grid */
-    for (int i = 0; i + 1 < grid && n < max; i++) {
-        if (out[i + 1] - out[i] <= gran)
-            continue;
-        uint64_t m = round_gran((uint64_t)sqrt((double)out[i] * (double)out[i + 1]), gran);
-        if (m > out[i] && m < out[i + 1])
-            out[n++] = m;
-    }
-    qsort(out, (size_t)n, sizeof *out, cmp_u64);
     return n;
 }
 

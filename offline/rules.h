@@ -44,12 +44,14 @@ int hyt_rules_build(hyt_rules_predict_fn predict, void *ctx, int nodes, int ppn,
 /* ---- the native guard: a rule replaces the MPI library's own selection
  * ("native") only where both were measured and it wins beyond the noise ---- */
 
-/* Sizes at which rule r of rules[0..nr) is checked, ascending: its lowest
- * size (the previous rule's bound + 1 rounded up to gran, or gran), its
- * highest (its bound, or top for the last rule, top being the largest size
- * benchmarked), the powers of two between, and between each two of those
- * more than gran apart their geometric mean (rounded to gran: off the grid).
- * Returns the count (at most max), 0 if the rule covers no size <= top. */
+/* Sizes at which rule r of rules[0..nr) is checked, ascending: its edges,
+ * the lowest size (the previous rule's bound + 1 rounded up to gran, or
+ * gran) and the highest (its bound, or top for the last rule, top being the
+ * largest size benchmarked), and between them the powers of two 2^(4i)
+ * (16, 256, 4096, ...), or, where none lies between, the power of two
+ * nearest the edges' geometric mean: a bounded number per rule (two edges
+ * and one per factor 16 of its range), not a grid.  Returns the count (at
+ * most max), 0 if the rule covers no size <= top. */
 int hyt_rules_check_sizes(const hyt_tune_rule_t *rules, int nr, int r, uint64_t top,
                           uint64_t gran, uint64_t *out, int max);
 

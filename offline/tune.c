@@ -1209,6 +1209,13 @@ static int run_round(const job_t *j, const cand_t *cands, int ncand, round_pt_t 
     return n;
 }
 
+/* A measured point: its time, the standard error of its log time, cut. */
+typedef struct meas {
+    hyt_al_point_t pt;
+    double us, sp;
+    int cut;
+} meas_t;
+
 typedef struct coll_state {
     int c;
     cand_t cands[256];
@@ -1222,7 +1229,39 @@ typedef struct coll_state {
     hyt_tune_rule_t (*rules)[MAX_RULES];
     int nrules[64];
     double guard_cost;  /* benchmark seconds of the native guard's points */
+    meas_t *meas;       /* rank 0: every point measured for this collective */
+    int nmeas, capmeas;
 } coll_state_t;
+
+/* Rank 0: keep a measured point (the native guard reuses it). */
+static void meas_add(coll_state_t *cs, const hyt_al_point_t *pt, double us, double sp, int cut)
+{
+    if (us < 0) /* failed: no time */
+        return;
+    if (cs->nmeas == cs->capmeas) {
+        int cap = cs->capmeas ? 2 * cs->capmeas : 256;
+        meas_t *q = realloc(cs->meas, (size_t)cap * sizeof *q);
+        if (!q)
+            return; /* not kept: the guard measures it again */
+        cs->meas = q;
+        cs->capmeas = cap;
+    }
+    cs->meas[cs->nmeas++] = (meas_t){*pt, us, sp, cut};
+}
+
+/* The measurement of exactly this point, an uncut one before a cut one;
+ * NULL if none. */
+static const meas_t *meas_find(const coll_state_t *cs, const hyt_al_point_t *pt)
+{
+    const meas_t *found = NULL;
+    for (int i = 0; i < cs->nmeas; i++) {
+        const hyt_al_point_t *q = &cs->meas[i].pt;
+        if (q->nodes == pt->nodes && q->ppn == pt->ppn && q->bytes == pt->bytes &&
+            q->alg == pt->alg && q->k == pt->k && (!found || found->cut))
+            found = &cs->meas[i];
+    }
+    return found;
+}
 
 /* The rewritten progress line (PROGRESS_LINE): when it was last written (0:
  * not on the screen). */
@@ -1373,8 +1412,10 @@ static int tune_coll_root(const tune_opts_t *t, const job_t *j, coll_state_t *cs
         for (int i = 0; i < n; i++)
             pts[i] = rp[i].pt; /* same order as planned */
         report_faults(cs, pts, us, tries, n);
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             cs->cut += cut[i];
+            meas_add(cs, &pts[i], us[i], sigma[i], cut[i]);
+        }
         dump_batch(dump, cs, pts, us, n);
         hyt_al_note_noise(cs->al, sigma, n);
         int rc = hyt_al_update(cs->al, pts, us, cost, n);
@@ -1450,13 +1491,59 @@ static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes)
 
 /* The native guard: a rule that replaces "native" (the MPI library's own
  * selection) is kept only where both were measured, at the rule's sizes
- * (hyt_rules_check_sizes: its edges, the powers of two between and sizes
- * off the grid between those), and it wins by more than the noise: its
- * median below native's by more than max(HYT_GUARD_MARGIN, two standard
- * errors of the difference of both medians); elsewhere native is written.  Check points are
- * never cut.  All ranks run the rounds (tune_coll_follow). */
+ * (hyt_rules_check_sizes: its edges and a few powers of two between), and
+ * it wins by more than the noise: its median below native's by more than
+ * max(HYT_GUARD_MARGIN, two standard errors of the difference of both
+ * medians' logs); elsewhere native is written.  A point already measured
+ * uncut (by the model's iterations, or for another rule) is not measured
+ * again.  The rule's candidate is measured in full first; native then races
+ * it: a native point whose second call is slower than HYT_GUARD_CUT times
+ * the candidate's median beyond the margin is cut there and the rule kept
+ * (the candidate wins by far more than the noise).  All ranks run the rounds
+ * (tune_coll_follow). */
 #define HYT_GUARD_MARGIN 0.03
+#define HYT_GUARD_CUT 1.25
 #define GUARD_MAX 4096
+
+/* The candidate's margin from its own standard error (native's taken alike). */
+static double guard_margin(double sp_c, double sp_n)
+{
+    return fmax(HYT_GUARD_MARGIN, 2 * sqrt(sp_c * sp_c + sp_n * sp_n));
+}
+
+/* Rank 0: measure n points (rounds of at most 1024), racing each against
+ * cut_us[i] (HUGE_VAL: never cut); each is kept (meas_add). */
+static void guard_measure(const tune_opts_t *t, const job_t *j, coll_state_t *cs, bufs_t *b,
+                          round_pt_t *rp, const hyt_al_point_t *pts, const double *cut_us, int n)
+{
+    double us[1024], cost[1024], sp[1024];
+    int round_end[1024], tries[1024], cut[1024];
+    for (int done = 0; done < n;) {
+        int m = n - done < 1024 ? n - done : 1024;
+        int nr = plan_rounds(j, cs->al, pts + done, m, rp, round_end), at = 0;
+        for (int i = 0; i < m; i++) /* plan_rounds keeps the order */
+            rp[i].cut_us = cut_us[done + i];
+        for (int r = 0; r < nr; r++) {
+            run_round(j, cs->cands, cs->ncand, rp + at, round_end[r] - at, t->point_budget, b,
+                      us + at, cost + at, tries + at, cut + at, sp + at);
+            at = round_end[r];
+        }
+        for (int i = 0; i < m; i++) {
+            meas_add(cs, &rp[i].pt, us[i], sp[i], cut[i]);
+            cs->guard_cost += cost[i];
+        }
+        done += m;
+    }
+}
+
+/* Native's cut time against a measured candidate (HUGE_VAL: none). */
+static double guard_cut_us(const meas_t *mc)
+{
+    if (!mc || mc->cut)
+        return HUGE_VAL;
+    return HYT_GUARD_CUT * mc->us / (1 - guard_margin(mc->sp, mc->sp));
+}
+
 static void native_guard(const tune_opts_t *t, const job_t *j, coll_state_t *cs, bufs_t *b)
 {
     int nat = -1;
@@ -1466,14 +1553,15 @@ static void native_guard(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
     if (nat < 0)
         return;
     uint64_t gran = coll_gran(cs->c), sz[64];
-    hyt_al_point_t *pts = malloc(GUARD_MAX * sizeof *pts);
-    int *owner = malloc(GUARD_MAX * sizeof *owner); /* shape * MAX_RULES + rule */
+    /* check i: pts[2i] the rule's candidate, pts[2i + 1] native */
+    hyt_al_point_t *pts = malloc(GUARD_MAX * sizeof *pts), *todo = malloc(GUARD_MAX / 2 * sizeof *todo);
+    int *owner = malloc(GUARD_MAX / 2 * sizeof *owner); /* shape * MAX_RULES + rule */
     round_pt_t *rp = malloc(1024 * sizeof *rp);
-    double *us = malloc(GUARD_MAX * sizeof *us), *sp = malloc(GUARD_MAX * sizeof *sp);
+    double *cut_us = malloc(GUARD_MAX / 2 * sizeof *cut_us);
     hyt_rules_verdict_t *v = malloc(GUARD_MAX / 2 * sizeof *v);
     hyt_tune_rule_t *tmp = malloc(MAX_RULES * sizeof *tmp);
-    int n = 0, checked = 0, changed = 0, native_sizes = 0;
-    if (!pts || !owner || !rp || !us || !sp || !v || !tmp)
+    int n = 0, checked = 0, changed = 0, native_sizes = 0, reused = 0;
+    if (!pts || !todo || !owner || !rp || !cut_us || !v || !tmp)
         goto out;
     for (int s = 0; s < j->nshapes; s++) {
         int nodes = j->shapes[s][0], ppn = j->shapes[s][1];
@@ -1484,42 +1572,47 @@ static void native_guard(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
             int m = hyt_rules_check_sizes(cs->rules[s], cs->nrules[s], r,
                                           shape_top(cs, nodes, ppn), gran, sz, 64);
             checked += m > 0;
-            for (int i = 0; i < m && n + 2 <= GUARD_MAX; i++) {
-                owner[n] = owner[n + 1] = s * MAX_RULES + r;
-                pts[n++] = (hyt_al_point_t){nodes, ppn, sz[i], ru->alg, ru->k};
-                pts[n++] = (hyt_al_point_t){nodes, ppn, sz[i], nat, 0};
+            for (int i = 0; i < m && n < GUARD_MAX / 2; i++) {
+                owner[n] = s * MAX_RULES + r;
+                pts[2 * n] = (hyt_al_point_t){nodes, ppn, sz[i], ru->alg, ru->k};
+                pts[2 * n + 1] = (hyt_al_point_t){nodes, ppn, sz[i], nat, 0};
+                n++;
             }
         }
     }
-    /* measure: rounds of at most 1024 points, no racing */
-    double cost[1024];
-    int round_end[1024], tries[1024], cut[1024];
-    for (int done = 0; done < n;) {
-        int m = n - done < 1024 ? n - done : 1024;
-        int nr = plan_rounds(j, cs->al, pts + done, m, rp, round_end), at = 0;
-        for (int i = 0; i < m; i++)
-            rp[i].cut_us = HUGE_VAL;
-        for (int r = 0; r < nr; r++) {
-            run_round(j, cs->cands, cs->ncand, rp + at, round_end[r] - at, t->point_budget, b,
-                      us + done + at, cost + at, tries + at, cut + at, sp + done + at);
-            at = round_end[r];
+    /* 1: the candidates not measured uncut yet, in full; 2: native, racing them */
+    for (int phase = 0; phase < 2; phase++) {
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            const hyt_al_point_t *p = &pts[2 * i + phase];
+            const meas_t *had = meas_find(cs, p);
+            double cu = phase ? guard_cut_us(meas_find(cs, &pts[2 * i])) : HUGE_VAL;
+            if (had && (!had->cut || had->us > cu)) { /* a cut native point slower than cu serves */
+                reused++;
+                continue;
+            }
+            todo[m] = *p;
+            cut_us[m++] = cu;
         }
-        for (int i = 0; i < m; i++) {
-            pts[done + i] = rp[i].pt; /* planned order */
-            cs->guard_cost += cost[i];
-        }
-        done += m;
+        guard_measure(t, j, cs, b, rp, todo, cut_us, m);
     }
     /* verdicts per shape, then the rules rewritten */
     for (int s = 0; s < j->nshapes; s++) {
         int nv = 0, ch = 0;
-        for (int i = 0; i + 1 < n; i += 2) {
+        for (int i = 0; i < n; i++) {
             if (owner[i] / MAX_RULES != s)
                 continue;
-            double tc = us[i], tn = us[i + 1];
-            double margin = fmax(HYT_GUARD_MARGIN, 2 * sqrt(sp[i] * sp[i] + sp[i + 1] * sp[i + 1]));
-            int keep = tn < 0 || (tc >= 0 && tc < tn * (1 - margin));
-            v[nv++] = (hyt_rules_verdict_t){owner[i] % MAX_RULES, pts[i].bytes, keep};
+            const meas_t *mc = meas_find(cs, &pts[2 * i]), *mn = meas_find(cs, &pts[2 * i + 1]);
+            int keep;
+            if (!mn) /* native failed */
+                keep = 1;
+            else if (!mc || mc->cut) /* the candidate failed */
+                keep = 0;
+            else if (mn->cut) /* raced: slower than the cut time, or it was measured again */
+                keep = mn->us > guard_cut_us(mc);
+            else
+                keep = mc->us < mn->us * (1 - guard_margin(mc->sp, mn->sp));
+            v[nv++] = (hyt_rules_verdict_t){owner[i] % MAX_RULES, pts[2 * i].bytes, keep};
             native_sizes += !keep;
         }
         int nr = hyt_rules_apply_native(cs->rules[s], cs->nrules[s], v, nv, nat, gran, tmp,
@@ -1531,15 +1624,15 @@ static void native_guard(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
         }
     }
     fprintf(stderr, "tune: %s: native guard: %d rules replace native, measured against it at %d "
-            "sizes (%d points, %.3f s); native kept at %d sizes, %d rules changed\n",
-            hyt_coll_name((hyt_coll_t)cs->c), checked, n / 2, n, cs->guard_cost, native_sizes,
-            changed);
+            "sizes (%d points, %d of them reused, %.3f s); native kept at %d sizes, %d rules "
+            "changed\n", hyt_coll_name((hyt_coll_t)cs->c), checked, n, 2 * n, reused,
+            cs->guard_cost, native_sizes, changed);
 out:
     free(pts);
+    free(todo);
     free(owner);
     free(rp);
-    free(us);
-    free(sp);
+    free(cut_us);
     free(v);
     free(tmp);
 }
@@ -1832,6 +1925,7 @@ static int mpi_main(const tune_opts_t *t)
         hyt_al_free(cs[i].al);
         free(cs[i].grid);
         free(cs[i].rules);
+        free(cs[i].meas);
     }
     free(cs);
     free(b.s);

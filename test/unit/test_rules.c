@@ -517,16 +517,32 @@ static void test_native_guard(void)
                             {.bytes_max = UINT64_MAX, .alg = 5, .k = 0, .us = 3}};
     uint64_t sz[64];
     int n = hyt_rules_check_sizes(r, 3, 1, 1 << 20, 4, sz, 64);
-    /* edges 1028 and 6144, powers 2048 and 4096, geometric means between */
-    uint64_t want[] = {1028, 1452, 2048, 2896, 4096, 5016, 6144};
-    CHECK(n == 7, "check sizes: %d", n);
-    for (int i = 0; i < n && i < 7; i++)
+    /* edges 1028 and 6144, and 4096 (2^12) between */
+    uint64_t want[] = {1028, 4096, 6144};
+    CHECK(n == 3, "check sizes: %d", n);
+    for (int i = 0; i < n && i < 3; i++)
         CHECK(sz[i] == want[i], "check size %d: %llu, want %llu", i, (unsigned long long)sz[i],
               (unsigned long long)want[i]);
-    /* the last rule is checked up to top (16 KiB here), not beyond */
+    /* no 2^(4i) between 6148 and 16384: the power of two nearest their
+     * geometric mean (10036), 8192 */
     n = hyt_rules_check_sizes(r, 3, 2, 16384, 4, sz, 64);
-    CHECK(n >= 3 && sz[0] == 6148 && sz[n - 1] == 16384, "last rule: %d sizes, %llu..%llu", n,
-          (unsigned long long)sz[0], (unsigned long long)sz[n ? n - 1 : 0]);
+    CHECK(n == 3 && sz[0] == 6148 && sz[1] == 8192 && sz[2] == 16384, "last rule: %d sizes, %llu %llu %llu",
+          n, (unsigned long long)sz[0], (unsigned long long)sz[n > 1 ? 1 : 0],
+          (unsigned long long)sz[n ? n - 1 : 0]);
+    /* a rule over 4 B .. 1 MiB: its edges and 16, 256, 4096, 65536: a bounded
+     * number, not every power of two */
+    hyt_tune_rule_t wide[1] = {{.bytes_max = UINT64_MAX, .alg = 3, .k = 2, .us = 1}};
+    uint64_t want_wide[] = {4, 16, 256, 4096, 65536, 1 << 20};
+    n = hyt_rules_check_sizes(wide, 1, 0, 1 << 20, 4, sz, 64);
+    CHECK(n == 6, "wide rule: %d sizes", n);
+    for (int i = 0; i < n && i < 6; i++)
+        CHECK(sz[i] == want_wide[i], "wide rule size %d: %llu, want %llu", i,
+              (unsigned long long)sz[i], (unsigned long long)want_wide[i]);
+    /* a rule of one size is checked once */
+    hyt_tune_rule_t one[2] = {{.bytes_max = 1024, .alg = 3, .k = 2, .us = 1},
+                              {.bytes_max = UINT64_MAX, .alg = 0, .k = 0, .us = 2}};
+    n = hyt_rules_check_sizes(one, 2, 1, 1028, 4, sz, 64);
+    CHECK(n == 1 && sz[0] == 1028, "one size: %d", n);
     CHECK(hyt_rules_check_sizes(r, 3, 2, 4096, 4, sz, 64) == 0, "a rule above top is not checked");
     /* rule 1 loses at its two smallest sizes, rule 2 everywhere: native up to the
      * midpoint between 1452 and 2048 (1752), rule 1 to 6144, native beyond */
