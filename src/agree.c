@@ -219,20 +219,91 @@ static int report_differ(const hyt_agree_item_t *items, int n, MPI_Comm comm, in
     return rc;
 }
 
+/* The exchanges below run inside MPI_Init, before the application can have
+ * posted a message: they talk on comm itself (no duplicate: MPI_Comm_dup is
+ * a collective of its own) with hytune's tag, point to point (an MPI
+ * library may set up its collectives' per-communicator state on the first
+ * call, a cost the application would not otherwise pay in MPI_Init). */
+#define INIT_TAG 0x4878
+
+int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm)
+{
+    int rank, size, rc = MPI_SUCCESS;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    uint64_t *in = malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof *in), *out = in + n;
+    if (!in)
+        return MPI_ERR_NO_MEM;
+    /* dissemination: after the round of distance d every rank holds the
+     * minimum over itself and the 2d - 1 ranks before it (MPI_MIN is
+     * idempotent, so the overlap of the last round does no harm) */
+    for (int d = 1; d < size && rc == MPI_SUCCESS; d *= 2) {
+        memcpy(out, v, (size_t)n * sizeof *v);
+        rc = PMPI_Sendrecv(out, n, MPI_UINT64_T, (rank + d) % size, INIT_TAG, in, n,
+                           MPI_UINT64_T, (rank - d + size) % size, INIT_TAG, comm,
+                           MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            for (int i = 0; i < n; i++)
+                v[i] = in[i] < v[i] ? in[i] : v[i];
+    }
+    free(in);
+    return rc;
+}
+
+int hyt_init_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
+{
+    int rank, size, rc = MPI_SUCCESS, mask = 1;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    /* binomial tree from rank 0: receive from the rank that differs in the
+     * lowest set bit, then send to rank + each lower power of two */
+    while (mask < size && !(rank & mask))
+        mask *= 2;
+    if (rank)
+        rc = PMPI_Recv(buf, count, type, rank - mask, INIT_TAG, comm, MPI_STATUS_IGNORE);
+    for (mask /= 2; mask > 0 && rc == MPI_SUCCESS; mask /= 2)
+        if (rank + mask < size)
+            rc = PMPI_Send(buf, count, type, rank + mask, INIT_TAG, comm);
+    return rc;
+}
+
+/* Everything every rank does, in one fingerprint: equal digests on every
+ * rank (and no failure anywhere) make every verdict OK without comparing
+ * item by item. */
+static uint64_t digest(const hyt_agree_item_t *items, int n, int *failed)
+{
+    uint64_t h = HYT_AGREE_HASH0;
+    *failed = 0;
+    for (int i = 0; i < n; i++) {
+        h = hyt_agree_hash(h, &items[i].fp, sizeof items[i].fp);
+        *failed |= items[i].failed;
+    }
+    return h;
+}
+
 int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm)
 {
-    MPI_Comm priv = MPI_COMM_NULL;
-    int rank = 0, size = 1;
-    uint64_t *v = malloc((size_t)(6 * n + 1) * sizeof *v);
-    int rc = v ? PMPI_Comm_dup(comm, &priv) : MPI_ERR_NO_MEM;
+    int rank = 0, size = 1, failed;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    uint64_t d = digest(items, n, &failed), quick[3] = {d, ~d, !failed};
+    int rc = hyt_init_allmin(quick, 3, comm);
+    if (rc == MPI_SUCCESS && quick[0] == ~quick[1] && quick[2] == 1) {
+        for (int i = 0; i < n; i++)
+            items[i].verdict = HYT_AGREE_OK;
+        return MPI_SUCCESS;
+    }
+    /* some rank differs or failed (the same on every rank: the digests'
+     * minimum and maximum are global): compare item by item */
+    uint64_t *v = malloc((size_t)(3 * n + 1) * sizeof *v);
+    if (rc == MPI_SUCCESS && !v)
+        rc = MPI_ERR_NO_MEM; /* this rank stops here; the others wait for it */
     if (rc == MPI_SUCCESS) {
-        PMPI_Comm_rank(priv, &rank);
-        PMPI_Comm_size(priv, &size);
         hyt_agree_pack(items, n, v);
-        rc = PMPI_Allreduce(v, v + 3 * n, 3 * n, MPI_UINT64_T, MPI_MIN, priv);
+        rc = hyt_init_allmin(v, 3 * n, comm);
     }
     if (rc == MPI_SUCCESS) {
-        hyt_agree_verdicts(items, n, v + 3 * n);
+        hyt_agree_verdicts(items, n, v);
     } else {
         for (int i = 0; i < n; i++)
             items[i].verdict = HYT_AGREE_DIFFER;
@@ -247,9 +318,7 @@ int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm)
             hyt_log(items[i].level, items[i].topic, "%s; %s", items[i].desc, items[i].fallback);
     }
     if (differ && rc == MPI_SUCCESS)
-        rc = report_differ(items, n, priv, rank, size);
-    if (priv != MPI_COMM_NULL)
-        PMPI_Comm_free(&priv);
+        rc = report_differ(items, n, comm, rank, size);
     free(v);
     return rc;
 }

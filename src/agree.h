@@ -5,9 +5,9 @@
  *
  * Each rank describes every item by a fingerprint of what it will do (equal
  * fingerprints: equal behaviour) and whether it failed to use what it was
- * given (a file it could not read, a value it could not parse).  One
- * MPI_MIN allreduce on a private duplicate of the communicator gives every
- * rank the same verdict per item:
+ * given (a file it could not read, a value it could not parse).  A
+ * minimum over the ranks of each item's fingerprint, its complement and its
+ * success gives every rank the same verdict per item:
  *   OK          same fingerprint everywhere, no failure;
  *   ALL_FAILED  every rank failed the same way (every rank is already on the
  *               fallback; rank 0 prints the message once);
@@ -84,11 +84,21 @@ void hyt_agree_line(const char *name, int nranks, const char *const *descs,
 int hyt_env_agree_items(hyt_agree_item_t *items, int max);
 void hyt_env_agree_fallback(const char *name);
 
-/* The step: one allreduce (plus, only on DIFFER, one gather of the
- * descriptions to rank 0) on a private duplicate of comm; sets every
- * verdict and prints the messages.  On an MPI error every verdict is
+/* The step: every rank's digest of all its fingerprints is compared in one
+ * exchange of three values; only when they differ (or a rank failed) are
+ * the items compared one by one, plus one gather of the descriptions to
+ * rank 0 for the error lines.  Runs inside MPI_Init, on comm itself.  Sets
+ * every verdict and prints the messages.  On an MPI error every verdict is
  * DIFFER (every rank that returns takes every fallback). */
 int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm);
+
+/* Exchanges for MPI_Init only (no application message can be on comm yet):
+ * point to point on comm with hytune's tag, so they cost what their
+ * messages cost and set up nothing in the MPI library.
+ * hyt_init_allmin: v[i] becomes the minimum of v[i] over comm's ranks.
+ * hyt_init_bcast: rank 0's buffer to every rank. */
+int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm);
+int hyt_init_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm);
 
 /* src/settings.c: read the mode, table, warm start, forced algorithms and
  * variables, run the step over them on MPI_COMM_WORLD and apply the

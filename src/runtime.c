@@ -98,20 +98,31 @@ int hyt_pmpi_call(const hyt_args_t *a)
     return pmpi_call(a);
 }
 
-/* Does a table rule or a forced choice on this communicator name a
- * node-aware composition (which needs the node and leader communicators)? */
-static int uses_composition(const hyt_comm_t *ctx)
+/* What a table rule or a forced choice on this communicator can run: a
+ * kernel of hytune's (which talks on the private duplicate), a node-aware
+ * composition (which also needs the node and leader communicators). */
+enum { USES_KERNELS = 1, USES_COMPOSITION = 2 };
+
+static int alg_use(const hyt_alg_t *alg)
 {
+    if (!alg || (alg->flags & HYT_ALG_NATIVE))
+        return 0;
+    return USES_KERNELS | (strcmp(alg->name, "composition") ? 0 : USES_COMPOSITION);
+}
+
+static int uses(const hyt_comm_t *ctx)
+{
+    int u = 0;
     for (int c = 0; c < HYT_NCOLL; c++) {
-        if (ctx->forced[c] && !strcmp(ctx->forced[c]->name, "composition"))
-            return 1;
-        /* a shortlist candidate hybrid mode may choose counts too */
-        for (int i = 0; ctx->rules[c] && i < ctx->rules[c]->nrules; i++)
-            for (int j = 0; j < ctx->rules[c]->rules[i].nshort; j++)
-                if (!strcmp(ctx->rules[c]->rules[i].shortlist[j].alg->name, "composition"))
-                    return 1;
+        u |= alg_use(ctx->forced[c]);
+        for (int i = 0; ctx->rules[c] && i < ctx->rules[c]->nrules; i++) {
+            const hyt_rule_t *r = &ctx->rules[c]->rules[i];
+            u |= alg_use(r->alg);
+            for (int q = 0; q < r->nshort; q++)
+                u |= alg_use(r->shortlist[q].alg);
+        }
     }
-    return 0;
+    return u;
 }
 
 int hyt_init(void)
@@ -143,18 +154,21 @@ int hyt_init(void)
     }
     hyt_comm_module_init();
     {
-        /* MPI_COMM_WORLD's context and private duplicate (used by the
-         * algorithms that keep their messages apart from the application's,
-         * and by hybrid probing) are made now, inside MPI_Init, rather than
-         * in the application's first collective: MPI_Comm_dup is a
-         * collective (SimGrid 3.32 charges 476 us of simulated time for it
-         * at 64 ranks), not something for a timed loop.  Other
-         * communicators get theirs on first use. */
+        /* MPI_COMM_WORLD's private duplicate (the algorithms' messages stay
+         * apart from the application's on it; hybrid probing measures on
+         * it) and node and leader communicators are made now, inside
+         * MPI_Init, when its table rules or forced choices can run a kernel
+         * or a composition: MPI_Comm_dup and MPI_Comm_split are collectives
+         * (SimGrid 3.32 with MPICH's selection charges 237 us of simulated
+         * time for a duplicate at 64 ranks), not something for the
+         * application's first, timed, collective.  Otherwise, and for other
+         * communicators, they are made on first use. */
         hyt_comm_t *world = hyt_comm_get(MPI_COMM_WORLD);
-        if (world)
+        int u = world ? uses(world) : 0;
+        if (u & USES_KERNELS)
             hyt_comm_priv(world);
-        if (world && uses_composition(world))
-            hyt_comm_node_split(world); /* its node and leader communicators */
+        if (u & USES_COMPOSITION)
+            hyt_comm_node_split(world);
     }
     hyt_stats_signals_init();
     hyt_initialized = 1;

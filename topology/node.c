@@ -2,15 +2,20 @@
  *
  * Ranks sharing memory (MPI_Comm_split_type SHARED; a simulated host under
  * SimGrid) form a node; a node is named by the smallest world rank on it (its
- * leader) and numbered by first appearance.  Built once at init:
- *   1. one allgather of node leaders -> hyt_world_node_of;
+ * leader) and numbered by first appearance.  Built once at init, with one
+ * gather to world rank 0, which decides, and one broadcast of its answer:
+ *   1. each rank finds its node's leader and size from the shared-memory
+ *      split (local calls on the split's group);
  *   2. node hardware from hwloc (loaded once per process, not under SimGrid
- *      where it would see the simulating host) and HYTUNE_NODE_HW, then one
- *      allreduce so every rank uses the same (smallest) value of each fact;
- *   3. leaders' hostnames and Slurm addresses gathered at world rank 0, which
- *      assigns network groups and broadcasts them (one decision, one answer).
+ *      where it would see the simulating host) and HYTUNE_NODE_HW;
+ *   3. world rank 0 gathers every rank's leader and facts, and the leaders'
+ *      hostnames and Slurm addresses; it numbers the nodes, takes the
+ *      smallest value of each fact and assigns network groups;
+ *   4. its answer goes to every rank in one broadcast (src/agree.h: the
+ *      point-to-point exchanges for MPI_Init).
  * Every communicator's node model is then derived locally (src/comm.c). */
 #include "topology/topology.h"
+#include "src/agree.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +35,9 @@ static const char *group_src = "one group per node";
 static char **node_names;     /* world rank 0 only: hostname per node */
 static char **group_paths;    /* world rank 0 only: group path per node (or NULL) */
 
-static int build_node_map(void)
+/* This rank's node: the smallest world rank sharing memory with it (its
+ * leader) and how many ranks do. */
+static int my_node(int *leader, int *on_node)
 {
     MPI_Comm shm;
     /* SimGrid computes the split from the ranks that reached it: line them up first */
@@ -38,37 +45,23 @@ static int build_node_map(void)
     int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
     if (rc != MPI_SUCCESS)
         return rc;
-    int leader = hyt_world_rank, mine;
-    PMPI_Allreduce(&leader, &mine, 1, MPI_INT, MPI_MIN, shm);
+    PMPI_Comm_size(shm, on_node);
+    int n = *on_node, *r = malloc((size_t)n * 2 * sizeof *r);
+    MPI_Group g, wg;
+    PMPI_Comm_group(shm, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    *leader = hyt_world_rank;
+    for (int i = 0; r && i < n; i++)
+        r[n + i] = i;
+    if (r && PMPI_Group_translate_ranks(g, n, r + n, wg, r) == MPI_SUCCESS)
+        for (int i = 0; i < n; i++)
+            if (r[i] >= 0 && r[i] < *leader)
+                *leader = r[i];
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
     PMPI_Comm_free(&shm);
-    int *leaders = malloc((size_t)hyt_world_size * sizeof *leaders);
-    hyt_world_node_of = malloc((size_t)hyt_world_size * sizeof *hyt_world_node_of);
-    int *index = malloc((size_t)hyt_world_size * sizeof *index);
-    if (!leaders || !hyt_world_node_of || !index) {
-        free(leaders);
-        free(index);
-        free(hyt_world_node_of);
-        hyt_world_node_of = NULL;
-        return MPI_ERR_NO_MEM;
-    }
-    /* Gather + Bcast rather than Allgather: some MPI libraries' default
-     * Allgather sends O(p^2) messages (SimGrid's took 24 s of simulator time
-     * at 128 ranks), and this runs once in every job's MPI_Init. */
-    rc = PMPI_Gather(&mine, 1, MPI_INT, leaders, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Bcast(leaders, hyt_world_size, MPI_INT, 0, MPI_COMM_WORLD);
-    for (int i = 0; i < hyt_world_size; i++)
-        index[i] = -1;
-    hyt_world_nodes = 0;
-    for (int i = 0; i < hyt_world_size; i++) {
-        int l = leaders[i];
-        if (index[l] < 0)
-            index[l] = hyt_world_nodes++;
-        hyt_world_node_of[i] = index[l];
-    }
-    free(leaders);
-    free(index);
-    return rc;
+    free(r);
+    return r ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 static int world_ranks_on_node(int node)
@@ -79,19 +72,10 @@ static int world_ranks_on_node(int node)
     return n;
 }
 
-static int is_node_leader(void)
-{
-    int me = hyt_world_node_of[hyt_world_rank];
-    for (int i = 0; i < hyt_world_rank; i++)
-        if (hyt_world_node_of[i] == me)
-            return 0;
-    return 1;
-}
-
 /* Local facts of this node, before agreement. */
-static void local_hw(void)
+static void local_hw(int on_node)
 {
-    hyt_hw_default(&node_hw, world_ranks_on_node(hyt_world_node_of[hyt_world_rank]));
+    hyt_hw_default(&node_hw, on_node);
 #ifdef HYT_SMPI
     /* hwloc would describe the host running the simulation */
     node_hw.src[HYT_HW_CORES] = node_hw.src[HYT_HW_PUS] = HYT_SRC_MPI;
@@ -118,24 +102,8 @@ static void local_hw(void)
         hyt_warn(HYT_TOPIC_TOPO, "%s", err);
 }
 
-/* Every rank takes the smallest value of each fact, so decisions agree. */
-static int agree_hw(void)
-{
-    int v[2 * HYT_HW_NFACTS], r[2 * HYT_HW_NFACTS];
-    for (int f = 0; f < HYT_HW_NFACTS; f++) {
-        v[f] = node_hw.val[f];
-        v[HYT_HW_NFACTS + f] = -node_hw.val[f];
-    }
-    int rc = PMPI_Allreduce(v, r, 2 * HYT_HW_NFACTS, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    for (int f = 0; rc == MPI_SUCCESS && f < HYT_HW_NFACTS; f++) {
-        node_hw.val[f] = r[f];
-        node_hw.uniform[f] = r[f] == -r[HYT_HW_NFACTS + f];
-    }
-    return rc;
-}
-
 /* World rank 0: names[] and addrs[] of every node -> group per node. */
-static void assign_groups(char **addrs)
+static void assign_groups(char **addrs, int *group)
 {
     int n = hyt_world_nodes;
     char err[600];
@@ -164,36 +132,12 @@ static void assign_groups(char **addrs)
     for (int i = 0; !any && i < n; i++)
         if ((group_paths[i] = hyt_groups_slurm_path(addrs[i])) != NULL)
             group_src = "SLURM_TOPOLOGY_ADDR";
-    ngroups = hyt_groups_index(n, group_paths, node_group);
+    ngroups = hyt_groups_index(n, group_paths, group);
 }
 
-/* Leaders send "hostname\nslurm-address" to world rank 0. */
-static int gather_names(char **buf, int **lens, int **displs)
-{
-    char me[MPI_MAX_PROCESSOR_NAME + 256] = "";
-    if (is_node_leader()) {
-        char host[MPI_MAX_PROCESSOR_NAME];
-        int hl = 0;
-        PMPI_Get_processor_name(host, &hl);
-        const char *addr = getenv("SLURM_TOPOLOGY_ADDR");
-        snprintf(me, sizeof me, "%.*s\n%.255s", hl, host, addr ? addr : "");
-    }
-    int len = (int)strlen(me) + (me[0] ? 1 : 0), total = 0;
-    int root = hyt_world_rank == 0;
-    *lens = root ? malloc((size_t)hyt_world_size * sizeof **lens) : NULL;
-    *displs = root ? malloc((size_t)hyt_world_size * sizeof **displs) : NULL;
-    if (root && (!*lens || !*displs))
-        return MPI_ERR_NO_MEM; /* rank 0 only: the job cannot continue anyway */
-    int rc = PMPI_Gather(&len, 1, MPI_INT, *lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    for (int i = 0; root && i < hyt_world_size; i++) {
-        (*displs)[i] = total;
-        total += (*lens)[i];
-    }
-    *buf = root ? malloc((size_t)total + 1) : NULL;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Gatherv(me, len, MPI_CHAR, *buf, *lens, *displs, MPI_CHAR, 0, MPI_COMM_WORLD);
-    return rc;
-}
+/* What each rank sends world rank 0: its leader, the length of its name
+ * (leaders only: "hostname\nslurm-address"), its node's facts. */
+enum { REC_LEADER, REC_LEN, REC_HW, REC_INTS = REC_HW + HYT_HW_NFACTS };
 
 static void split_names(const char *buf, const int *lens, const int *displs, char **addrs)
 {
@@ -209,55 +153,126 @@ static void split_names(const char *buf, const int *lens, const int *displs, cha
     }
 }
 
-static int build_groups(void)
+/* The answer world rank 0 broadcasts: nodes, groups, group source, the
+ * agreed facts and whether they are uniform, the node of every world rank,
+ * the group of every node. */
+enum { ANS_NODES, ANS_NGROUPS, ANS_SRC, ANS_HW, ANS_UNIFORM = ANS_HW + HYT_HW_NFACTS,
+       ANS_NODE_OF = ANS_UNIFORM + HYT_HW_NFACTS };
+static const char *const group_srcs[] = {"one group per node", "HYTUNE_NETWORK_FILE",
+                                         "SLURM_TOPOLOGY_ADDR"};
+
+/* World rank 0: the answer from every rank's record and the leaders' names. */
+static void decide(const int *rec, const char *buf, const int *lens, const int *displs, int *ans)
 {
-    int n = hyt_world_nodes;
-    char *buf = NULL;
-    int *lens = NULL, *displs = NULL;
-    node_group = malloc((size_t)(n + 2) * sizeof *node_group);
-    for (int i = 0; node_group && i < n; i++)
-        node_group[i] = i;
-    ngroups = n;
-    int rc = gather_names(&buf, &lens, &displs);
-    if (rc == MPI_SUCCESS && hyt_world_rank == 0 && node_group) {
-        char **addrs = calloc((size_t)n, sizeof *addrs);
-        if (addrs && buf) {
-            split_names(buf, lens, displs, addrs);
-            if (node_names)
-                assign_groups(addrs);
-        }
-        for (int i = 0; addrs && i < n; i++)
-            free(addrs[i]);
-        free(addrs);
-        node_group[n] = ngroups;
-        node_group[n + 1] = strcmp(group_src, "HYTUNE_NETWORK_FILE") == 0 ? 1
-                            : strcmp(group_src, "SLURM_TOPOLOGY_ADDR") == 0 ? 2 : 0;
+    int p = hyt_world_size, *node_of = ans + ANS_NODE_OF, *group = node_of + p, nodes = 0;
+    int *index = malloc((size_t)p * sizeof *index);
+    for (int i = 0; index && i < p; i++)
+        index[i] = -1;
+    for (int i = 0; i < p; i++) {
+        int l = rec[i * REC_INTS + REC_LEADER];
+        if (!index || l < 0 || l >= p)
+            node_of[i] = nodes++; /* no memory, or no leader: alone on its node */
+        else
+            node_of[i] = index[l] >= 0 ? index[l] : (index[l] = nodes++);
     }
-    free(buf);
-    free(lens);
-    free(displs);
-    if (!node_group)
-        return MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Bcast(node_group, n + 2, MPI_INT, 0, MPI_COMM_WORLD);
-    static const char *const srcs[] = {"one group per node", "HYTUNE_NETWORK_FILE",
-                                       "SLURM_TOPOLOGY_ADDR"};
-    ngroups = node_group[n];
-    group_src = srcs[node_group[n + 1] % 3];
-    return rc;
+    free(index);
+    for (int f = 0; f < HYT_HW_NFACTS; f++) {
+        int lo = rec[REC_HW + f], hi = lo;
+        for (int i = 1; i < p; i++) {
+            int v = rec[i * REC_INTS + REC_HW + f];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        ans[ANS_HW + f] = lo;
+        ans[ANS_UNIFORM + f] = lo == hi;
+    }
+    hyt_world_nodes = nodes;
+    for (int i = 0; i < nodes; i++)
+        group[i] = i;
+    ngroups = nodes;
+    char **addrs = calloc((size_t)nodes, sizeof *addrs);
+    if (addrs && buf) {
+        split_names(buf, lens, displs, addrs);
+        if (node_names)
+            assign_groups(addrs, group);
+    }
+    for (int i = 0; addrs && i < nodes; i++)
+        free(addrs[i]);
+    free(addrs);
+    ans[ANS_NODES] = nodes;
+    ans[ANS_NGROUPS] = ngroups;
+    ans[ANS_SRC] = strcmp(group_src, group_srcs[1]) == 0 ? 1 : strcmp(group_src, group_srcs[2]) == 0 ? 2 : 0;
 }
 
 int hyt_topo_init(void)
 {
     PMPI_Comm_size(MPI_COMM_WORLD, &hyt_world_size);
     PMPI_Comm_rank(MPI_COMM_WORLD, &hyt_world_rank);
-    int rc = build_node_map();
+    int p = hyt_world_size, root = hyt_world_rank == 0, leader, on_node;
+    int rc = my_node(&leader, &on_node);
     if (rc != MPI_SUCCESS)
         return rc;
-    local_hw();
-    rc = agree_hw();
+    local_hw(on_node);
+    char me[MPI_MAX_PROCESSOR_NAME + 256] = "";
+    if (leader == hyt_world_rank) {
+        char host[MPI_MAX_PROCESSOR_NAME];
+        int hl = 0;
+        PMPI_Get_processor_name(host, &hl);
+        const char *addr = getenv("SLURM_TOPOLOGY_ADDR");
+        snprintf(me, sizeof me, "%.*s\n%.255s", hl, host, addr ? addr : "");
+    }
+    int mine[REC_INTS], len = (int)strlen(me) + (me[0] ? 1 : 0);
+    mine[REC_LEADER] = leader;
+    mine[REC_LEN] = len;
+    memcpy(mine + REC_HW, node_hw.val, sizeof node_hw.val);
+    int nans = ANS_NODE_OF + 2 * p;
+    int *ans = malloc((size_t)nans * sizeof *ans);
+    int *rec = root ? malloc((size_t)p * REC_INTS * sizeof *rec) : NULL;
+    int *lens = root ? malloc((size_t)p * 2 * sizeof *lens) : NULL, *displs = lens ? lens + p : NULL;
+    char *buf = NULL;
+    if (!ans || (root && (!rec || !lens)))
+        rc = MPI_ERR_NO_MEM; /* the job cannot go on with the others waiting: say so */
     if (rc == MPI_SUCCESS)
-        rc = build_groups();
+        rc = PMPI_Gather(mine, REC_INTS, MPI_INT, rec, REC_INTS, MPI_INT, 0, MPI_COMM_WORLD);
+    int total = 0;
+    for (int i = 0; rc == MPI_SUCCESS && root && i < p; i++) {
+        lens[i] = rec[i * REC_INTS + REC_LEN];
+        displs[i] = total;
+        total += lens[i];
+    }
+    if (root)
+        buf = malloc((size_t)total + 1);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Gatherv(me, len, MPI_CHAR, buf, lens, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && root)
+        decide(rec, buf, lens, displs, ans);
+    free(rec);
+    free(lens);
+    free(buf);
+    if (rc == MPI_SUCCESS)
+        rc = hyt_init_bcast(ans, nans, MPI_INT, MPI_COMM_WORLD);
+    int nodes = rc == MPI_SUCCESS ? ans[ANS_NODES] : 0;
+    hyt_world_node_of = rc == MPI_SUCCESS ? malloc((size_t)p * sizeof *hyt_world_node_of) : NULL;
+    node_group = rc == MPI_SUCCESS ? malloc((size_t)(nodes > 0 ? nodes : 1) * sizeof *node_group) : NULL;
+    if (rc == MPI_SUCCESS && (!hyt_world_node_of || !node_group))
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) {
+        hyt_world_nodes = nodes;
+        memcpy(hyt_world_node_of, ans + ANS_NODE_OF, (size_t)p * sizeof *hyt_world_node_of);
+        memcpy(node_group, ans + ANS_NODE_OF + p, (size_t)nodes * sizeof *node_group);
+        ngroups = ans[ANS_NGROUPS];
+        group_src = group_srcs[ans[ANS_SRC] % 3];
+        for (int f = 0; f < HYT_HW_NFACTS; f++) {
+            node_hw.val[f] = ans[ANS_HW + f];
+            node_hw.uniform[f] = ans[ANS_UNIFORM + f];
+        }
+    } else {
+        free(hyt_world_node_of);
+        free(node_group);
+        hyt_world_node_of = NULL;
+        node_group = NULL;
+    }
+    free(ans);
     return rc;
 }
 
