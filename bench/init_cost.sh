@@ -1,0 +1,75 @@
+#!/bin/sh
+# What hytune adds to MPI_Init + MPI_Finalize, in simulated time: an MPI
+# program that only calls MPI_Init and MPI_Finalize, run under SimGrid with
+# computation off (deterministic), without hytune and with it in each mode,
+# for SimGrid's default collective selection and MPICH's.  The "kernel table"
+# row gives MPI_COMM_WORLD an Allreduce rule that runs a kernel of hytune's,
+# so MPI_Init also makes the world's private duplicate.
+#   sh bench/init_cost.sh [NP [PLATFORM]]       (defaults: 64, platforms/dragonfly-64.xml)
+# One rank per host (the platform needs NP hosts).  HYT_BUILD selects the build.
+# Prints one line per (selection, configuration): simulated seconds of the
+# whole run and the microseconds added over the run without hytune.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+HYT_TOP=$top
+. "$top/bench/lib.sh"
+B=$(hyt_build_dir)
+NP=${1:-64}
+PLAT=${2:-$top/platforms/dragonfly-64.xml}
+[ -f "$PLAT" ] || die "no platform file $PLAT"
+[ "$(plat_nodes "$PLAT")" -ge "$NP" ] || die "$PLAT has fewer than $NP hosts (one rank per host)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/empty.c" <<'EOF'
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Finalize();
+    return 0;
+}
+EOF
+smpicc -O2 "$tmp/empty.c" -o "$tmp/plain" 2>/dev/null || die "smpicc failed on $tmp/empty.c"
+"$B/bin/hytune-smpicc" -O2 "$tmp/empty.c" -o "$tmp/hytune"
+cat >"$tmp/native.json" <<'EOF'
+{"format": 1, "collectives": {"allreduce": [{"rules": [{"algorithm": "native"}]}]}}
+EOF
+cat >"$tmp/kernel.json" <<'EOF'
+{"format": 1, "collectives": {"allreduce": [{"rules": [{"algorithm": "recmult", "k": 2}]}]}}
+EOF
+hostfile "$NP" 1 >"$tmp/hosts"
+
+# sim EXE [VAR=VALUE...]: simulated seconds of one run
+sim() {
+    _exe=$1
+    shift
+    env "$@" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$top" - "$NP" "$PLAT" \
+        "$tmp/hosts" --cfg=smpi/display-timing:yes --log=smpi_utils.thres:info "$_exe" \
+        >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; die "run of $_exe ($*) failed"; }
+    _t=$(sed -n 's/.*Simulated time: \([0-9.e+-]*\) seconds.*/\1/p' "$tmp/log")
+    [ -n "$_t" ] || die "no simulated time in the output of $_exe ($*)"
+    echo "$_t"
+}
+
+echo "# MPI_Init + MPI_Finalize, $NP ranks (one per host), $(basename "$PLAT"), computation off"
+printf '%-8s %-26s %14s %12s\n' selection configuration "simulated s" "added us"
+for sel in default mpich; do
+    if [ "$sel" = mpich ]; then
+        SMPI_EXTRA=--cfg=smpi/coll-selector:mpich
+    else
+        SMPI_EXTRA=
+    fi
+    export SMPI_EXTRA
+    base=$(sim "$tmp/plain")
+    printf '%-8s %-26s %14s %12s\n' "$sel" "no hytune" "$base" -
+    for cfg in off offline hybrid "offline, native table" "offline, kernel table"; do
+        case $cfg in
+        "offline, native table") set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$tmp/native.json" ;;
+        "offline, kernel table") set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$tmp/kernel.json" ;;
+        *) set -- HYTUNE_MODE="$cfg" ;;
+        esac
+        t=$(sim "$tmp/hytune" -u HYTUNE_TABLE "$@")
+        printf '%-8s %-26s %14s %12.1f\n' "$sel" "$cfg" "$t" \
+            "$(awk -v a="$t" -v b="$base" 'BEGIN { print (a - b) * 1e6 }')"
+    done
+done
