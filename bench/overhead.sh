@@ -7,7 +7,8 @@
 # and MPI_Allreduce (interposed) and prints medians.
 #   sh bench/overhead.sh [BATCHES [CALLS_PER_BATCH]]
 # HYT_BUILD selects the build (default: build); NP the rank count (2).
-# The figures are this machine's: compare the "added" column, not the
+# The figures are this machine's: compare the "added" column (or "fastest"
+# on a loaded machine: the difference of the fastest batches), not the
 # absolute times, and prefer the "self" rows (no communication noise).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)

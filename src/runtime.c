@@ -13,6 +13,7 @@
 #include <string.h>
 
 int hyt_initialized;
+const hyt_args_t hyt_args_none;
 int hyt_thread_level = MPI_THREAD_SINGLE;
 const hyt_alg_t *hyt_forced_alg[HYT_NCOLL];
 int hyt_forced_k[HYT_NCOLL];
@@ -428,48 +429,31 @@ int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
     return rc;
 }
 
-int hyt_dispatch(hyt_args_t *a)
+/* Does hybrid mode tune this call online: a radix to tune, or a shortlist
+ * to choose from (the rule's, or for a key no rule covers the built-in one)? */
+static inline int online_candidate(const hyt_comm_t *ctx, hyt_coll_t c, const hyt_alg_t *alg,
+                                   const hyt_rule_t *rule, int local_size)
 {
-    hyt_comm_t *ctx = hyt_comm_last_ctx;
-    if (HYT_UNLIKELY(!ctx || a->comm != hyt_comm_last_comm))
-        ctx = hyt_comm_get(a->comm);
-    if (HYT_UNLIKELY(!ctx))
-        return pmpi_call(a);
-    hyt_coll_t c = a->coll;
-    a->ctx = ctx;
-    ctx->seq++;
-    a->bytes = selection_size(a, ctx, &a->block);
-    int bucket = hyt_bucket(a->bytes);
-    hyt_key_t *key = ctx->keys[c][bucket];
-    if (HYT_UNLIKELY(!key) && !(key = hyt_key_get(ctx, c, bucket)))
-        return pmpi_call(a);
-    key->calls++;
-    key->bytes += a->bytes;
-    if (HYT_UNLIKELY(a->block > key->block_max))
-        key->block_max = a->block;
+    return hyt_cfg.mode == HYT_MODE_HYBRID && !local_size && !ctx->is_inter && !ctx->forced[c] &&
+           (tunable_radix(alg) || (rule ? rule->nshort > 1 : hyt_cfg.builtin_shortlist));
+}
 
-    /* a size that differs between ranks cannot choose the algorithm: such
-     * collectives take the last rule and are not probed online */
-    int local_size = (hyt_coll_props(c) & HYT_CP_LOCAL_SIZE) != 0;
-    const hyt_alg_t *alg;
-    const hyt_rule_t *rule;
-    int k;
-    select_static(ctx, c, local_size ? SIZE_MAX : a->bytes, &alg, &k, &rule);
-    int hybrid = hyt_cfg.mode == HYT_MODE_HYBRID && !local_size;
-    int timed = hyt_cfg.stats != NULL, online = 0;
-    /* online: a radix to tune, or a shortlist to choose from (the rule's,
-     * or for a key no rule covers the built-in one) */
-    if (hybrid && !ctx->is_inter && !ctx->forced[c] &&
-        (tunable_radix(alg) || (rule ? rule->nshort > 1 : hyt_cfg.builtin_shortlist)))
+/* Everything a call may need beyond MPI's own algorithm run untimed: online
+ * tuning, timing for the statistics, a kernel, an intercommunicator. */
+static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t *key,
+                                      const hyt_alg_t *alg, int k, const hyt_rule_t *rule,
+                                      int online)
+{
+    hyt_coll_t c = a->coll;
+    int timed = hyt_cfg.stats != NULL;
+    if (online)
         timed |= online = hyt_online_before(ctx, key, rule, &alg, &k);
     const hyt_alg_t *ran = alg;
     int ran_k = k;
     double t0 = timed ? PMPI_Wtime() : 0;
     hyt_fallback_t fb = HYT_FB_NONE;
     int rc;
-    /* the common case, MPI's own algorithm on an intracommunicator, needs
-     * none of hyt_run_alg's checks */
-    if (HYT_LIKELY((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter)) {
+    if ((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter) {
         rc = pmpi_call(a);
     } else {
         rc = hyt_run_alg(a, alg, k, &fb);
@@ -491,6 +475,46 @@ int hyt_dispatch(hyt_args_t *a)
             hyt_online_after(ctx, key, ran, ran_k, dt, fb != HYT_FB_NONE);
     }
     return rc;
+}
+
+int hyt_dispatch(hyt_args_t *a)
+{
+    hyt_comm_t *ctx = hyt_comm_last_ctx;
+    if (HYT_UNLIKELY(!ctx || a->comm != hyt_comm_last_comm))
+        ctx = hyt_comm_get(a->comm);
+    if (HYT_UNLIKELY(!ctx))
+        return pmpi_call(a);
+    hyt_coll_t c = a->coll;
+    a->ctx = ctx;
+    ctx->seq++;
+    a->bytes = selection_size(a, ctx, &a->block);
+    int bucket = hyt_bucket(a->bytes);
+    hyt_key_t *key = ctx->keys[c][bucket];
+    if (HYT_UNLIKELY(!key) && !(key = hyt_key_get(ctx, c, bucket)))
+        return pmpi_call(a);
+    key->calls++;
+    key->bytes += a->bytes;
+    if (HYT_UNLIKELY(a->block > key->block_max))
+        key->block_max = a->block;
+
+    /* a size that differs between ranks cannot choose the algorithm: such
+     * collectives take the last rule and are not tuned online */
+    int local_size = (hyt_coll_props(c) & HYT_CP_LOCAL_SIZE) != 0;
+    const hyt_alg_t *alg;
+    const hyt_rule_t *rule;
+    int k;
+    select_static(ctx, c, local_size ? SIZE_MAX : a->bytes, &alg, &k, &rule);
+    int online = online_candidate(ctx, c, alg, rule, local_size);
+    /* the common case, MPI's own algorithm on an intracommunicator with no
+     * statistics file and nothing to tune online: nothing to time or check,
+     * and MPI's call is the last thing done (a tail call; a native choice
+     * never falls back) */
+    if (HYT_LIKELY((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter && !hyt_cfg.stats && !online)) {
+        key->alg = alg;
+        key->k = k;
+        return pmpi_call(a);
+    }
+    return dispatch_full(a, ctx, key, alg, k, rule, online);
 }
 
 void hyt_pass_begin(hyt_args_t *a, int variant, hyt_pass_t *t)

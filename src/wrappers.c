@@ -29,7 +29,9 @@
     {                                                                                      \
         if (HYT_OFF())                                                                     \
             return PMPI_##M(HYT_ARGS_##U);                                                 \
-        hyt_args_t a = {.coll = HYT_COLL_##U, HYT_CAP_##U(HYT_FI)};                         \
+        hyt_args_t a = hyt_args_none;                                                      \
+        a.coll = HYT_COLL_##U;                                                             \
+        HYT_CAP_##U(a, HYT_FI);                                                            \
         return hyt_dispatch(&a);                                                           \
     }
 
@@ -40,7 +42,10 @@
     {                                                                                      \
         if (HYT_OFF())                                                                     \
             return PMPI_##NAME(HYT_ARGS_##U XA);                                           \
-        hyt_args_t a = {.coll = HYT_COLL_##U, .large = LARGE, HYT_CAP_##U(F)};              \
+        hyt_args_t a = hyt_args_none;                                                      \
+        a.coll = HYT_COLL_##U;                                                             \
+        a.large = LARGE;                                                                   \
+        HYT_CAP_##U(a, F);                                                                 \
         hyt_pass_t t;                                                                      \
         hyt_pass_begin(&a, HYT_VARIANT(FORM, LARGE), &t);                                  \
         return hyt_pass_end(&t, PMPI_##NAME(HYT_ARGS_##U XA), REQ);                        \
@@ -89,9 +94,9 @@
     const void *sendbuf, void *recvbuf, C count, MPI_Datatype datatype, MPI_Op op,          \
         MPI_Comm comm
 #define HYT_ARGS_ALLREDUCE sendbuf, recvbuf, count, datatype, op, comm
-#define HYT_CAP_ALLREDUCE(F)                                                               \
-    .sbuf = sendbuf, .rbuf = recvbuf, .F(count) = count, .type = datatype, .op = op,        \
-    .comm = comm
+#define HYT_CAP_ALLREDUCE(A, F)                                                            \
+    A.sbuf = sendbuf, A.rbuf = recvbuf, A.F(count) = count, A.type = datatype, A.op = op,  \
+    A.comm = comm
 HYT_ENTRIES(Allreduce, allreduce, ALLREDUCE)
 
 #define HYT_SIG_SCAN HYT_SIG_ALLREDUCE
@@ -107,17 +112,17 @@ HYT_ENTRIES(Exscan, exscan, EXSCAN)
 #define HYT_SIG_BCAST(C, CA, DA)                                                           \
     void *buffer, C count, MPI_Datatype datatype, int root, MPI_Comm comm
 #define HYT_ARGS_BCAST buffer, count, datatype, root, comm
-#define HYT_CAP_BCAST(F)                                                                   \
-    .rbuf = buffer, .F(count) = count, .type = datatype, .root = root, .comm = comm
+#define HYT_CAP_BCAST(A, F)                                                                \
+    A.rbuf = buffer, A.F(count) = count, A.type = datatype, A.root = root, A.comm = comm
 HYT_ENTRIES(Bcast, bcast, BCAST)
 
 #define HYT_SIG_REDUCE(C, CA, DA)                                                          \
     const void *sendbuf, void *recvbuf, C count, MPI_Datatype datatype, MPI_Op op,          \
         int root, MPI_Comm comm
 #define HYT_ARGS_REDUCE sendbuf, recvbuf, count, datatype, op, root, comm
-#define HYT_CAP_REDUCE(F)                                                                  \
-    .sbuf = sendbuf, .rbuf = recvbuf, .F(count) = count, .type = datatype, .op = op,        \
-    .root = root, .comm = comm
+#define HYT_CAP_REDUCE(A, F)                                                               \
+    A.sbuf = sendbuf, A.rbuf = recvbuf, A.F(count) = count, A.type = datatype, A.op = op,  \
+    A.root = root, A.comm = comm
 HYT_ENTRIES(Reduce, reduce, REDUCE)
 
 /* one block to or from every rank: Allgather, Alltoall, the neighbor forms */
@@ -125,9 +130,9 @@ HYT_ENTRIES(Reduce, reduce, REDUCE)
     const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, C recvcount,    \
         MPI_Datatype recvtype, MPI_Comm comm
 #define HYT_ARGS_ALLGATHER sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
-#define HYT_CAP_ALLGATHER(F)                                                               \
-    .sbuf = sendbuf, .F(scount) = sendcount, .stype = sendtype, .rbuf = recvbuf,           \
-    .F(count) = recvcount, .type = recvtype, .comm = comm
+#define HYT_CAP_ALLGATHER(A, F)                                                            \
+    A.sbuf = sendbuf, A.F(scount) = sendcount, A.stype = sendtype, A.rbuf = recvbuf,       \
+    A.F(count) = recvcount, A.type = recvtype, A.comm = comm
 HYT_ENTRIES(Allgather, allgather, ALLGATHER)
 
 #define HYT_SIG_ALLTOALL HYT_SIG_ALLGATHER
@@ -149,30 +154,30 @@ HYT_ENTRIES(Neighbor_alltoall, neighbor_alltoall, NEIGHBOR_ALLTOALL)
     const void *sendbuf, void *recvbuf, C recvcount, MPI_Datatype datatype, MPI_Op op,      \
         MPI_Comm comm
 #define HYT_ARGS_REDUCE_SCATTER_BLOCK sendbuf, recvbuf, recvcount, datatype, op, comm
-#define HYT_CAP_REDUCE_SCATTER_BLOCK(F)                                                    \
-    .sbuf = sendbuf, .rbuf = recvbuf, .F(count) = recvcount, .type = datatype, .op = op,    \
-    .comm = comm
+#define HYT_CAP_REDUCE_SCATTER_BLOCK(A, F)                                                 \
+    A.sbuf = sendbuf, A.rbuf = recvbuf, A.F(count) = recvcount, A.type = datatype, A.op = op, \
+    A.comm = comm
 HYT_ENTRIES(Reduce_scatter_block, reduce_scatter_block, REDUCE_SCATTER_BLOCK)
 
 #define HYT_SIG_REDUCE_SCATTER(C, CA, DA)                                                  \
     const void *sendbuf, void *recvbuf, CA recvcounts, MPI_Datatype datatype, MPI_Op op,    \
         MPI_Comm comm
 #define HYT_ARGS_REDUCE_SCATTER sendbuf, recvbuf, recvcounts, datatype, op, comm
-#define HYT_CAP_REDUCE_SCATTER(F)                                                          \
-    .sbuf = sendbuf, .rbuf = recvbuf, .F(rcounts) = recvcounts, .type = datatype, .op = op, \
-    .comm = comm
+#define HYT_CAP_REDUCE_SCATTER(A, F)                                                       \
+    A.sbuf = sendbuf, A.rbuf = recvbuf, A.F(rcounts) = recvcounts, A.type = datatype, A.op = op, \
+    A.comm = comm
 HYT_ENTRIES(Reduce_scatter, reduce_scatter, REDUCE_SCATTER)
 
 #define HYT_SIG_BARRIER(C, CA, DA) MPI_Comm comm
 #define HYT_ARGS_BARRIER comm
-#define HYT_CAP_BARRIER(F) .comm = comm
+#define HYT_CAP_BARRIER(A, F) A.comm = comm
 HYT_ENTRIES_NO_COUNT(Barrier, barrier, BARRIER)
 
 #define HYT_SIG_GATHER(C, CA, DA)                                                          \
     const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, C recvcount,    \
         MPI_Datatype recvtype, int root, MPI_Comm comm
 #define HYT_ARGS_GATHER sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm
-#define HYT_CAP_GATHER(F) HYT_CAP_ALLGATHER(F), .root = root
+#define HYT_CAP_GATHER(A, F) HYT_CAP_ALLGATHER(A, F), A.root = root
 HYT_ENTRIES(Gather, gather, GATHER)
 
 #define HYT_SIG_SCATTER HYT_SIG_GATHER
@@ -185,9 +190,9 @@ HYT_ENTRIES(Scatter, scatter, SCATTER)
     const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, CA recvcounts,  \
         DA displs, MPI_Datatype recvtype, MPI_Comm comm
 #define HYT_ARGS_ALLGATHERV sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm
-#define HYT_CAP_ALLGATHERV(F)                                                              \
-    .sbuf = sendbuf, .F(scount) = sendcount, .stype = sendtype, .rbuf = recvbuf,           \
-    .F(rcounts) = recvcounts, .F(rdispls) = displs, .type = recvtype, .comm = comm
+#define HYT_CAP_ALLGATHERV(A, F)                                                           \
+    A.sbuf = sendbuf, A.F(scount) = sendcount, A.stype = sendtype, A.rbuf = recvbuf,       \
+    A.F(rcounts) = recvcounts, A.F(rdispls) = displs, A.type = recvtype, A.comm = comm
 HYT_ENTRIES(Allgatherv, allgatherv, ALLGATHERV)
 
 #define HYT_SIG_NEIGHBOR_ALLGATHERV HYT_SIG_ALLGATHERV
@@ -200,7 +205,7 @@ HYT_ENTRIES(Neighbor_allgatherv, neighbor_allgatherv, NEIGHBOR_ALLGATHERV)
         DA displs, MPI_Datatype recvtype, int root, MPI_Comm comm
 #define HYT_ARGS_GATHERV                                                                   \
     sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm
-#define HYT_CAP_GATHERV(F) HYT_CAP_ALLGATHERV(F), .root = root
+#define HYT_CAP_GATHERV(A, F) HYT_CAP_ALLGATHERV(A, F), A.root = root
 HYT_ENTRIES(Gatherv, gatherv, GATHERV)
 
 #define HYT_SIG_SCATTERV(C, CA, DA)                                                        \
@@ -208,9 +213,9 @@ HYT_ENTRIES(Gatherv, gatherv, GATHERV)
         C recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm
 #define HYT_ARGS_SCATTERV                                                                  \
     sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm
-#define HYT_CAP_SCATTERV(F)                                                                \
-    .sbuf = sendbuf, .F(scounts) = sendcounts, .F(sdispls) = displs, .stype = sendtype,     \
-    .rbuf = recvbuf, .F(count) = recvcount, .type = recvtype, .root = root, .comm = comm
+#define HYT_CAP_SCATTERV(A, F)                                                             \
+    A.sbuf = sendbuf, A.F(scounts) = sendcounts, A.F(sdispls) = displs, A.stype = sendtype, \
+    A.rbuf = recvbuf, A.F(count) = recvcount, A.type = recvtype, A.root = root, A.comm = comm
 HYT_ENTRIES(Scatterv, scatterv, SCATTERV)
 
 /* blocks with counts and displacements both ways: Alltoallv, Neighbor_alltoallv */
@@ -219,10 +224,10 @@ HYT_ENTRIES(Scatterv, scatterv, SCATTERV)
         CA recvcounts, DA rdispls, MPI_Datatype recvtype, MPI_Comm comm
 #define HYT_ARGS_ALLTOALLV                                                                 \
     sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm
-#define HYT_CAP_ALLTOALLV(F)                                                               \
-    .sbuf = sendbuf, .F(scounts) = sendcounts, .F(sdispls) = sdispls, .stype = sendtype,    \
-    .rbuf = recvbuf, .F(rcounts) = recvcounts, .F(rdispls) = rdispls, .type = recvtype,     \
-    .comm = comm
+#define HYT_CAP_ALLTOALLV(A, F)                                                            \
+    A.sbuf = sendbuf, A.F(scounts) = sendcounts, A.F(sdispls) = sdispls, A.stype = sendtype, \
+    A.rbuf = recvbuf, A.F(rcounts) = recvcounts, A.F(rdispls) = rdispls, A.type = recvtype, \
+    A.comm = comm
 HYT_ENTRIES(Alltoallv, alltoallv, ALLTOALLV)
 
 #define HYT_SIG_NEIGHBOR_ALLTOALLV HYT_SIG_ALLTOALLV
@@ -238,18 +243,18 @@ HYT_ENTRIES(Neighbor_alltoallv, neighbor_alltoallv, NEIGHBOR_ALLTOALLV)
         MPI_Comm comm
 #define HYT_ARGS_ALLTOALLW                                                                 \
     sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm
-#define HYT_CAP_ALLTOALLW(F)                                                               \
-    .sbuf = sendbuf, .F(scounts) = sendcounts, .F(sdispls) = sdispls, .stypes = sendtypes,  \
-    .rbuf = recvbuf, .F(rcounts) = recvcounts, .F(rdispls) = rdispls, .rtypes = recvtypes,  \
-    .comm = comm
+#define HYT_CAP_ALLTOALLW(A, F)                                                            \
+    A.sbuf = sendbuf, A.F(scounts) = sendcounts, A.F(sdispls) = sdispls, A.stypes = sendtypes, \
+    A.rbuf = recvbuf, A.F(rcounts) = recvcounts, A.F(rdispls) = rdispls, A.rtypes = recvtypes, \
+    A.comm = comm
 HYT_ENTRIES(Alltoallw, alltoallw, ALLTOALLW)
 
 #define HYT_SIG_NEIGHBOR_ALLTOALLW(C, CA, DA) HYT_SIG_ALLTOALLW(C, CA, const MPI_Aint *)
 #define HYT_ARGS_NEIGHBOR_ALLTOALLW HYT_ARGS_ALLTOALLW
-#define HYT_CAP_NEIGHBOR_ALLTOALLW(F)                                                      \
-    .sbuf = sendbuf, .F(scounts) = sendcounts, .csdispls = sdispls, .stypes = sendtypes,    \
-    .rbuf = recvbuf, .F(rcounts) = recvcounts, .crdispls = rdispls, .rtypes = recvtypes,    \
-    .comm = comm
+#define HYT_CAP_NEIGHBOR_ALLTOALLW(A, F)                                                   \
+    A.sbuf = sendbuf, A.F(scounts) = sendcounts, A.csdispls = sdispls, A.stypes = sendtypes, \
+    A.rbuf = recvbuf, A.F(rcounts) = recvcounts, A.crdispls = rdispls, A.rtypes = recvtypes, \
+    A.comm = comm
 HYT_ENTRIES(Neighbor_alltoallw, neighbor_alltoallw, NEIGHBOR_ALLTOALLW)
 
 /* ---- init and finalize -------------------------------------------------------- */
