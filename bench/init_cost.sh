@@ -9,6 +9,8 @@
 # One rank per host (the platform needs NP hosts).  HYT_BUILD selects the build.
 # Prints one line per (selection, configuration): simulated seconds of the
 # whole run and the microseconds added over the run without hytune.
+# INIT_COST_MAX_US=N: exit 1 if a configuration other than the kernel table
+# adds more than N us (the runs are deterministic: a test).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 HYT_TOP=$top
@@ -38,6 +40,8 @@ cat >"$tmp/kernel.json" <<'EOF'
 {"format": 1, "collectives": {"allreduce": [{"rules": [{"algorithm": "recmult", "k": 2}]}]}}
 EOF
 hostfile "$NP" 1 >"$tmp/hosts"
+max=${INIT_COST_MAX_US:-}
+over=0
 
 # sim EXE [VAR=VALUE...]: simulated seconds of one run
 sim() {
@@ -69,7 +73,13 @@ for sel in default mpich; do
         *) set -- HYTUNE_MODE="$cfg" ;;
         esac
         t=$(sim "$tmp/hytune" -u HYTUNE_TABLE "$@")
-        printf '%-8s %-26s %14s %12.1f\n' "$sel" "$cfg" "$t" \
-            "$(awk -v a="$t" -v b="$base" 'BEGIN { print (a - b) * 1e6 }')"
+        added=$(awk -v a="$t" -v b="$base" 'BEGIN { printf "%.1f", (a - b) * 1e6 }')
+        printf '%-8s %-26s %14s %12s\n' "$sel" "$cfg" "$t" "$added"
+        case $cfg in *kernel*) continue ;; esac
+        if [ -n "$max" ] && awk -v a="$added" -v m="$max" 'BEGIN { exit !(a > m) }'; then
+            echo "init_cost.sh: $sel, $cfg: $added us added, above INIT_COST_MAX_US=$max" >&2
+            over=1
+        fi
     done
 done
+exit "$over"
