@@ -101,7 +101,8 @@ int hyt_pmpi_call(const hyt_args_t *a)
 
 /* What a table rule or a forced choice on this communicator can run: a
  * kernel of hytune's (which talks on the private duplicate), a node-aware
- * composition (which also needs the node and leader communicators). */
+ * composition (which also needs the node and leader communicators).  A
+ * shortlist's other candidates run only in hybrid mode. */
 enum { USES_KERNELS = 1, USES_COMPOSITION = 2 };
 
 static int alg_use(const hyt_alg_t *alg)
@@ -111,7 +112,7 @@ static int alg_use(const hyt_alg_t *alg)
     return USES_KERNELS | (strcmp(alg->name, "composition") ? 0 : USES_COMPOSITION);
 }
 
-static int uses(const hyt_comm_t *ctx)
+static int uses(const hyt_comm_t *ctx, int hybrid)
 {
     int u = 0;
     for (int c = 0; c < HYT_NCOLL; c++) {
@@ -119,7 +120,7 @@ static int uses(const hyt_comm_t *ctx)
         for (int i = 0; ctx->rules[c] && i < ctx->rules[c]->nrules; i++) {
             const hyt_rule_t *r = &ctx->rules[c]->rules[i];
             u |= alg_use(r->alg);
-            for (int q = 0; q < r->nshort; q++)
+            for (int q = 0; hybrid && q < r->nshort; q++)
                 u |= alg_use(r->shortlist[q].alg);
         }
     }
@@ -156,19 +157,23 @@ int hyt_init(void)
     hyt_comm_module_init();
     {
         /* MPI_COMM_WORLD's private duplicate (the algorithms' messages stay
-         * apart from the application's on it; hybrid probing measures on
-         * it) and node and leader communicators are made now, inside
-         * MPI_Init, when its table rules or forced choices can run a kernel
-         * or a composition: MPI_Comm_dup and MPI_Comm_split are collectives
-         * (SimGrid 3.32 with MPICH's selection charges 237 us of simulated
-         * time for a duplicate at 64 ranks), not something for the
-         * application's first, timed, collective.  Otherwise, and for other
-         * communicators, they are made on first use. */
+         * apart from the application's on it; hybrid mode measures on it)
+         * is made now, inside MPI_Init, when its table rules or forced
+         * choices can run a kernel: MPI_Comm_dup is a collective (SimGrid
+         * 3.32 with MPICH's selection charges 237 us of simulated time for
+         * it at 64 ranks), not something for the application's first,
+         * timed, collective.  So are its node and leader communicators
+         * (two MPI_Comm_split) in hybrid mode when a rule or candidate is a
+         * composition, so that no measured call pays for them; in offline
+         * mode the first call that runs a composition makes them (a table
+         * may name compositions for sizes the application never calls).
+         * Other communicators get theirs on first use. */
         hyt_comm_t *world = hyt_comm_get(MPI_COMM_WORLD);
-        int u = world ? uses(world) : 0;
+        int hybrid = hyt_cfg.mode == HYT_MODE_HYBRID;
+        int u = world ? uses(world, hybrid) : 0;
         if (u & USES_KERNELS)
             hyt_comm_priv(world);
-        if (u & USES_COMPOSITION)
+        if (hybrid && (u & USES_COMPOSITION))
             hyt_comm_node_split(world);
     }
     hyt_stats_signals_init();
