@@ -6,7 +6,7 @@
 #
 # 1. tuning: `hytune-smpi tune` when this build has a working tuner (its
 #    `tune --help` exits 0 under smpirun and it writes a table within
-#    DEMO_TUNE_WALL seconds, default 240); otherwise an
+#    DEMO_TUNE_WALL seconds, default 420); otherwise an
 #    oracle table from an exhaustive sweep of the registry (bench/eval_oracle.sh),
 #    restricted to the sizes the applications use, and labelled as such;
 # 2. the proxy applications (bench/apps/) under MPICH's selection, hytune
