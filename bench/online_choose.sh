@@ -12,6 +12,7 @@
 #           built-in shortlist (HYTUNE_BUILTIN_SHORTLIST=on)
 #   -c      calls per loop, from a cold start (default 200)
 #   -s      arrival skew: before each call a rank computes 0-3 us by rank plus 0-3 us at random
+#   -x ARG  pass ARG to test_online_choose (noncomm: a non-commutative user sum)
 #   -H      the hybrid run only (no offline and fixed runs): exact results and agreeing ranks
 #   --check exit 1 unless, for every case, every run gave exact results with every rank
 #           deciding alike (per-rank statistics compared), hybrid chose the fastest fixed
@@ -28,7 +29,7 @@ set -u
 B=$(hyt_build_dir)
 SMPIRUN=$(config_value SMPIRUN)
 nodes=4 ppn=8 plat=platforms/cluster-small.xml table=$PWD/test/smpi/online_choose_table.json
-calls=200 skew= check=0 only_hybrid=0
+calls=200 skew= check=0 only_hybrid=0 extra=
 while [ $# -gt 0 ]; do
     case $1 in
     -n) nodes=$2; shift 2 ;;
@@ -38,6 +39,7 @@ while [ $# -gt 0 ]; do
     -c) calls=$2; shift 2 ;;
     -s) skew=skew; shift ;;
     -H) only_hybrid=1; shift ;;
+    -x) extra="$extra $2"; shift 2 ;;
     --check) check=1; shift ;;
     -*) die "unknown option $1 (see the header of $0)" ;;
     *) break ;;
@@ -61,7 +63,7 @@ run() {
     # shellcheck disable=SC2086 # the lists are word-split on purpose
     (if [ "$table" = none ]; then export HYTUNE_BUILTIN_SHORTLIST=on; else export HYTUNE_TABLE="$table"; fi
      [ -z "$_env" ] || export $_env
-     smpi_run "$np" "$plat" "$d/hf" "$B/test/smpi/test_online_choose" "$1" "$2" "$calls" $skew) \
+     smpi_run "$np" "$plat" "$d/hf" "$B/test/smpi/test_online_choose" "$1" "$2" "$calls" $skew $extra) \
         >"$d/$_name.out" 2>&1
     _rc=$?
     if [ $_rc != 0 ] || ! grep -q "^test_online_choose p=$np .*: 0 wrong, .* ranks agree$" "$d/$_name.out"; then

@@ -87,6 +87,8 @@ static const char *passed_reason(const hyt_comm_t *ctx, const hyt_key_t *key)
         return "no hytune algorithm";
     if (ctx->forced[key->coll])
         return "forced native";
+    if (key->online) /* hybrid mode measured or chose it among a shortlist */
+        return "online choice";
     if (ctx->rules[key->coll])
         return "table rule native";
     return "no table";

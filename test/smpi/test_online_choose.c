@@ -1,7 +1,7 @@
 /* SMPI test of hybrid mode's choice among a rule's shortlist, and the
  * measuring program behind bench/online_choose.sh.
  *
- *   test_online_choose COLL COUNT CALLS [skew]
+ *   test_online_choose COLL COUNT CALLS [skew] [noncomm]
  * runs CALLS back-to-back calls of MPI_<COLL> (allreduce, bcast, reduce,
  * allgather) of COUNT ints through hytune, the root of Bcast and Reduce
  * rotating, and checks every result against the value the inputs give
@@ -9,7 +9,11 @@
  * shows as a wrong result or a deadlock.  skew: before every call each rank
  * computes for a time that depends on its rank and a seeded random draw
  * (0-6 us), so the ranks' local timings differ and only agreed values can
- * keep them together.
+ * keep them together.  noncomm: Allreduce and Reduce sum with a user op
+ * created non-commutative (the sum is exact all the same), which the
+ * algorithms needing a commutative op refuse: their calls go to PMPI, and a
+ * candidate's choice window with such calls must be passed over on every
+ * rank alike.
  *
  * Rank 0 prints the table rule's shortlist for the size (offline and hybrid
  * mode with a table), the loop's time per call (simulated clock, from a
@@ -30,6 +34,14 @@
 #include <string.h>
 
 static int rank, p, skew_on;
+static MPI_Op sum_op = MPI_SUM;
+
+static void int_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((const int *)in)[i];
+}
 static uint64_t rng;
 
 static double urand(void)
@@ -56,9 +68,9 @@ static int one_call(hyt_coll_t c, int n, int call, int *in, int *out)
     case HYT_COLL_REDUCE:
         memset(out, 0, (size_t)n * sizeof *out);
         if (c == HYT_COLL_ALLREDUCE)
-            MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(in, out, n, MPI_INT, sum_op, MPI_COMM_WORLD);
         else
-            MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+            MPI_Reduce(in, out, n, MPI_INT, sum_op, root, MPI_COMM_WORLD);
         if (c == HYT_COLL_ALLREDUCE || rank == root)
             for (int i = 0; i < n; i++)
                 wrong += out[i] != 131 * p * (p + 1) / 2 + p * (7 * i + 31 * call);
@@ -104,7 +116,12 @@ int main(int argc, char **argv)
         return 2;
     }
     int c = hyt_coll_from_name(argv[1]), n = atoi(argv[2]), calls = atoi(argv[3]);
-    skew_on = argc > 4 && strcmp(argv[4], "skew") == 0;
+    for (int a = 4; a < argc; a++) {
+        if (strcmp(argv[a], "skew") == 0)
+            skew_on = 1;
+        else if (strcmp(argv[a], "noncomm") == 0)
+            MPI_Op_create(int_sum, 0, &sum_op);
+    }
     if (c != HYT_COLL_ALLREDUCE && c != HYT_COLL_BCAST && c != HYT_COLL_REDUCE &&
         c != HYT_COLL_ALLGATHER) {
         if (rank == 0)
@@ -176,6 +193,8 @@ int main(int argc, char **argv)
     }
     free(in);
     free(out);
+    if (sum_op != MPI_SUM)
+        MPI_Op_free(&sum_op);
     int rc = check_done("test_online_choose");
     MPI_Finalize();
     return rc;
