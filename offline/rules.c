@@ -127,6 +127,28 @@ int hyt_rules_check_sizes(const hyt_tune_rule_t *rules, int nr, int r, uint64_t 
     return n;
 }
 
+static double guard_margin(double sp_c, double sp_n)
+{
+    return fmax(HYT_GUARD_MARGIN, 2 * sqrt(sp_c * sp_c + sp_n * sp_n));
+}
+
+double hyt_rules_guard_cut_us(double us_c, double sp_c)
+{
+    double m = guard_margin(sp_c, sp_c);
+    return us_c < 0 || m >= 1 ? HUGE_VAL : HYT_GUARD_CUT * us_c / (1 - m);
+}
+
+int hyt_rules_guard_keep(double us_c, double sp_c, double us_n, double sp_n, int native_cut)
+{
+    if (us_n < 0)
+        return 1;
+    if (us_c < 0)
+        return 0;
+    if (native_cut)
+        return us_n > hyt_rules_guard_cut_us(us_c, sp_c);
+    return us_c < us_n * (1 - guard_margin(sp_c, sp_n));
+}
+
 static int push_rule(hyt_tune_rule_t *out, int n, int max, hyt_tune_rule_t r)
 {
     if (n > 0 && out[n - 1].alg == r.alg && out[n - 1].k == r.k) { /* merge */

@@ -55,6 +55,22 @@ int hyt_rules_build(hyt_rules_predict_fn predict, void *ctx, int nodes, int ppn,
 int hyt_rules_check_sizes(const hyt_tune_rule_t *rules, int nr, int r, uint64_t top,
                           uint64_t gran, uint64_t *out, int max);
 
+/* The verdict at one check size from the median times (us, < 0: failed) and
+ * the standard errors of their logs (sp) of the rule's candidate (c) and
+ * native (n): 1 (the rule is kept) where native failed, or the candidate's
+ * median is below native's by more than max(HYT_GUARD_MARGIN, two standard
+ * errors of the difference); 0 where the candidate failed or does not win
+ * so.  native_cut: native was raced against hyt_rules_guard_cut_us (cut after
+ * its second call, us its time then): kept if us_n is above that time. */
+#define HYT_GUARD_MARGIN 0.03
+#define HYT_GUARD_CUT 1.25
+int hyt_rules_guard_keep(double us_c, double sp_c, double us_n, double sp_n, int native_cut);
+
+/* The time native races the candidate against: HYT_GUARD_CUT times the
+ * candidate's median beyond the margin (native's standard error taken as the
+ * candidate's); HUGE_VAL where the candidate failed or the margin is 1 or more. */
+double hyt_rules_guard_cut_us(double us_c, double sp_c);
+
 /* A rule's verdict at one check size: 1 where its candidate won against
  * native (kept), 0 where native is kept. */
 typedef struct hyt_rules_verdict {

@@ -1501,15 +1501,7 @@ static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes)
  * the candidate's median beyond the margin is cut there and the rule kept
  * (the candidate wins by far more than the noise).  All ranks run the rounds
  * (tune_coll_follow). */
-#define HYT_GUARD_MARGIN 0.03
-#define HYT_GUARD_CUT 1.25
 #define GUARD_MAX 4096
-
-/* The candidate's margin from its own standard error (native's taken alike). */
-static double guard_margin(double sp_c, double sp_n)
-{
-    return fmax(HYT_GUARD_MARGIN, 2 * sqrt(sp_c * sp_c + sp_n * sp_n));
-}
 
 /* Rank 0: measure n points (rounds of at most 1024), racing each against
  * cut_us[i] (HUGE_VAL: never cut); each is kept (meas_add). */
@@ -1539,9 +1531,7 @@ static void guard_measure(const tune_opts_t *t, const job_t *j, coll_state_t *cs
 /* Native's cut time against a measured candidate (HUGE_VAL: none). */
 static double guard_cut_us(const meas_t *mc)
 {
-    if (!mc || mc->cut)
-        return HUGE_VAL;
-    return HYT_GUARD_CUT * mc->us / (1 - guard_margin(mc->sp, mc->sp));
+    return !mc || mc->cut ? HUGE_VAL : hyt_rules_guard_cut_us(mc->us, mc->sp);
 }
 
 static void native_guard(const tune_opts_t *t, const job_t *j, coll_state_t *cs, bufs_t *b)
@@ -1603,15 +1593,9 @@ static void native_guard(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
             if (owner[i] / MAX_RULES != s)
                 continue;
             const meas_t *mc = meas_find(cs, &pts[2 * i]), *mn = meas_find(cs, &pts[2 * i + 1]);
-            int keep;
-            if (!mn) /* native failed */
-                keep = 1;
-            else if (!mc || mc->cut) /* the candidate failed */
-                keep = 0;
-            else if (mn->cut) /* raced: slower than the cut time, or it was measured again */
-                keep = mn->us > guard_cut_us(mc);
-            else
-                keep = mc->us < mn->us * (1 - guard_margin(mc->sp, mn->sp));
+            /* a failed point has no measurement; a cut candidate is never used */
+            int keep = hyt_rules_guard_keep(mc && !mc->cut ? mc->us : -1, mc ? mc->sp : 0,
+                                            mn ? mn->us : -1, mn ? mn->sp : 0, mn && mn->cut);
             v[nv++] = (hyt_rules_verdict_t){owner[i] % MAX_RULES, pts[2 * i].bytes, keep};
             native_sizes += !keep;
         }

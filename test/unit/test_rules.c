@@ -563,6 +563,23 @@ static void test_native_guard(void)
         v[i].keep = 1;
     n = hyt_rules_apply_native(r, 3, v, 6, 0, 4, out, 8, &changed);
     CHECK(n == 3 && changed == 0 && same_rules(out, r, 3), "all kept: %d rules", n);
+    /* verdicts: a win beyond 3% is kept, within it native stays */
+    CHECK(hyt_rules_guard_keep(96, 0, 100, 0, 0) == 1, "4%% faster: kept");
+    CHECK(hyt_rules_guard_keep(98, 0, 100, 0, 0) == 0, "2%% faster: native");
+    CHECK(hyt_rules_guard_keep(101, 0, 100, 0, 0) == 0, "slower: native");
+    /* noise widens the margin: standard errors 0.03 and 0.04 -> 10% */
+    CHECK(hyt_rules_guard_keep(92, 0.03, 100, 0.04, 0) == 0, "8%% faster in noise: native");
+    CHECK(hyt_rules_guard_keep(89, 0.03, 100, 0.04, 0) == 1, "11%% faster in noise: kept");
+    /* failures: the candidate's loses, native's keeps the rule */
+    CHECK(hyt_rules_guard_keep(-1, 0, 100, 0, 0) == 0, "candidate failed: native");
+    CHECK(hyt_rules_guard_keep(100, 0, -1, 0, 0) == 1, "native failed: kept");
+    /* racing: native cut above 1.25 x the candidate / (1 - 3%) keeps the rule */
+    double cu = hyt_rules_guard_cut_us(100, 0);
+    CHECK(cu > 128.8 && cu < 128.9, "cut time %g", cu);
+    CHECK(hyt_rules_guard_keep(100, 0, 130, 0, 1) == 1, "native cut slower: kept");
+    CHECK(hyt_rules_guard_keep(100, 0, 120, 0, 1) == 0, "native cut below the cut time: native");
+    CHECK(isinf(hyt_rules_guard_cut_us(-1, 0)) && isinf(hyt_rules_guard_cut_us(100, 0.5)),
+          "no race against a failed or too noisy candidate");
 }
 
 int main(void)
