@@ -123,4 +123,28 @@ int hyt_bcast_composition(const hyt_args_t *a, int k);
 int hyt_reduce_composition(const hyt_args_t *a, int k);
 int hyt_allgather_composition(const hyt_args_t *a, int k);
 
+/* ---- scratch bounds (algorithms/scratch.c), the registry's .scratch ---- */
+int hyt_need_kn_tree(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_rm(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_bcast_recmult(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_bcast_kring(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_kring(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_allreduce_kring(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_pool(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_rabenseifner(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_reduce_composition(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_allgather_kbruck(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_alltoall_kbruck(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_alltoall_pairwise(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_rsb_rechalving(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_rsb_pairwise(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_rs_rechalving(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_rs_pairwise(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_scan(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_dissemination(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_knb(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_allgatherv_recmult(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_alltoallv_pairwise(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_alltoallv_scattered(const hyt_args_t *a, int k, size_t need[2]);
+
 #endif

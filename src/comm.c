@@ -44,10 +44,7 @@ static void ctx_release_mpi(hyt_comm_t *ctx)
         PMPI_Comm_free(&ctx->leader_comm);
     free(ctx->node_of);
     ctx->node_of = NULL;
-    free(ctx->scratch);
-    free(ctx->scratch2);
-    ctx->scratch = ctx->scratch2 = NULL;
-    ctx->scratch_size = ctx->scratch2_size = 0;
+    hyt_scratch_release(ctx);
 }
 
 /* The bucket row of (variant, c): the blocking int-count keys live in the
@@ -343,34 +340,95 @@ int hyt_comm_node_split(hyt_comm_t *ctx)
     return rc;
 }
 
-static void *grow(void **p, size_t *have, size_t n)
-{
-    if (n <= *have)
-        return *p;
-    size_t want = n < 4096 ? 4096 : n + n / 4;
-    void *q = realloc(*p, want);
-    if (!q)
-        return NULL;
-    *p = q;
-    *have = want;
-    return q;
-}
-
-/* HYTUNE_TEST_KERNEL_FAIL: this rank's kernels find no scratch memory. */
-static int test_fail(void)
+/* HYTUNE_TEST_KERNEL_FAIL: this rank finds no memory for its scratch areas
+ * (HYTUNE_TEST_KERNEL_FAIL_AT=reserve: the reserve cannot grow) or for the
+ * kernel's own requests (=kernel). */
+static int test_fail(int at)
 {
     return HYT_UNLIKELY(hyt_cfg.test_kernel_fail >= 0) &&
-           hyt_cfg.test_kernel_fail == hyt_world_rank;
+           hyt_cfg.test_kernel_fail == hyt_world_rank && hyt_cfg.test_kernel_fail_at == at;
+}
+
+/* Area *p of *have bytes to at least n (want: the size to take, >= n). */
+static int hold(void **p, size_t *have, size_t n, size_t want)
+{
+    if (n <= *have)
+        return 1;
+    if (test_fail(0))
+        return 0;
+    void *q = realloc(*p, want);
+    if (!q)
+        return 0;
+    *p = q;
+    *have = want;
+    return 1;
+}
+
+/* A request beyond the reserve (a bound in algorithms/scratch.c that a
+ * rank's derived datatype exceeds) grows the area on this rank alone. */
+static void *grow(void **p, size_t *have, size_t n)
+{
+    if (test_fail(1))
+        return NULL;
+    return hold(p, have, n, n < 4096 ? 4096 : n + n / 4) ? *p : NULL;
 }
 
 void *hyt_scratch(hyt_comm_t *ctx, size_t n)
 {
-    return test_fail() ? NULL : grow(&ctx->scratch, &ctx->scratch_size, n);
+    ctx->beyond += n > ctx->scratch_size;
+    return grow(&ctx->scratch, &ctx->scratch_size, n);
 }
 
 void *hyt_scratch2(hyt_comm_t *ctx, size_t n)
 {
-    return test_fail() ? NULL : grow(&ctx->scratch2, &ctx->scratch2_size, n);
+    ctx->beyond += n > ctx->scratch2_size;
+    return grow(&ctx->scratch2, &ctx->scratch2_size, n);
+}
+
+/* The slow side of hyt_scratch_reserve: the need passes the reserve.  Every
+ * rank gets here together (the reserve, the refused needs and, unless
+ * local, the need are the same on every rank).  The areas grow with a
+ * quarter of headroom while both stay within HYTUNE_SCRATCH_MAX, so that
+ * slowly growing calls seldom come back here. */
+static int reserve_grow(hyt_comm_t *ctx, const size_t need[2], int local)
+{
+    size_t cap = (size_t)hyt_cfg.scratch_max, want[2];
+    for (int i = 0; i < 2; i++)
+        want[i] = need[i] > ctx->reserve[i] ? need[i] : ctx->reserve[i];
+    int fits = want[0] <= cap && want[1] <= cap - want[0];
+    if (!local) {
+        if (!fits)
+            return 0;
+        if ((ctx->refused[0] || ctx->refused[1]) && need[0] >= ctx->refused[0] &&
+            need[1] >= ctx->refused[1])
+            return 0; /* refused before: not asked again */
+    }
+    size_t room[2] = {want[0] + want[0] / 4, want[1] + want[1] / 4};
+    if (room[0] < want[0] || room[1] < want[1] || room[0] > cap || room[1] > cap - room[0])
+        room[0] = want[0], room[1] = want[1];
+    /* [0]: this rank holds its need; [1], [2]: what it holds */
+    unsigned long long v[3];
+    v[0] = fits && hold(&ctx->scratch, &ctx->scratch_size, want[0], room[0]) &&
+           hold(&ctx->scratch2, &ctx->scratch2_size, want[1], room[1]);
+    v[1] = ctx->scratch_size;
+    v[2] = ctx->scratch2_size;
+    if (PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_UNSIGNED_LONG_LONG, MPI_MIN, ctx->priv) !=
+        MPI_SUCCESS)
+        return 0; /* MPI's own call meets the same fault and reports it */
+    ctx->reserve[0] = (size_t)v[1];
+    ctx->reserve[1] = (size_t)v[2];
+    if (!v[0] && !local) {
+        ctx->refused[0] = need[0];
+        ctx->refused[1] = need[1];
+    }
+    return v[0] != 0;
+}
+
+int hyt_scratch_reserve(hyt_comm_t *ctx, const size_t need[2], int local)
+{
+    if (HYT_LIKELY(!local && need[0] <= ctx->reserve[0] && need[1] <= ctx->reserve[1]))
+        return 1;
+    return reserve_grow(ctx, need, local);
 }
 
 size_t hyt_scratch_release(hyt_comm_t *ctx)
@@ -380,6 +438,7 @@ size_t hyt_scratch_release(hyt_comm_t *ctx)
     free(ctx->scratch2);
     ctx->scratch = ctx->scratch2 = NULL;
     ctx->scratch_size = ctx->scratch2_size = 0;
+    ctx->reserve[0] = ctx->reserve[1] = ctx->refused[0] = ctx->refused[1] = 0;
     return held;
 }
 

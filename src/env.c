@@ -23,10 +23,11 @@ hyt_config_t hyt_cfg = {
     .probe_min_gain = 0.02,
     .drift_interval = -1, /* auto */
     .stats_signals = 1u << SIGTERM | 1u << SIGUSR1,
+    .scratch_max = 64L << 20,
     .test_kernel_fail = -1,
 };
 
-typedef enum { T_STRING, T_CHOICE, T_LONG, T_DOUBLE, T_TOPICS, T_RANKS, T_SIGNALS } env_type_t;
+typedef enum { T_STRING, T_CHOICE, T_LONG, T_BYTES, T_DOUBLE, T_TOPICS, T_RANKS, T_SIGNALS } env_type_t;
 
 /* Which ranks must agree on a variable (compared at init by src/agree.c):
  *   S_ALL_EQ   its value selects behaviour: every rank must have the same
@@ -105,9 +106,19 @@ static const env_var_t vars[] = {
     {"HYTUNE_WARM_START", T_STRING, &hyt_cfg.warm_start, NULL, NULL,
      "stats JSON of an earlier run: hybrid mode starts its keys at the settled radix",
      S_CONTENT},
+    {"HYTUNE_SCRATCH_MAX", T_BYTES, &hyt_cfg.scratch_max, "64M", "1.. bytes, K/M/G suffixes (powers of 1024)",
+     "most scratch memory hytune's algorithms hold per communicator and rank; a call whose "
+     "algorithm needs more runs MPI's own collective on every rank (docs/memory.md)",
+     S_ALL_EQ},
     {"HYTUNE_TEST_KERNEL_FAIL", T_LONG, &hyt_cfg.test_kernel_fail, "-1", "-1..2147483647",
-     "for testing only: every kernel's scratch allocation fails on this world rank (the "
-     "call returns MPI_ERR_NO_MEM through the communicator's error handler); -1: none",
+     "for testing only: scratch memory cannot be allocated on this world rank "
+     "(HYTUNE_TEST_KERNEL_FAIL_AT says where); -1: none",
+     S_LOCAL},
+    {"HYTUNE_TEST_KERNEL_FAIL_AT", T_CHOICE, &hyt_cfg.test_kernel_fail_at, "reserve",
+     "reserve|kernel",
+     "for testing only: reserve: that rank's scratch cannot grow (every rank runs MPI's own "
+     "collective); kernel: the kernel's own request fails after the ranks agreed (the call "
+     "returns MPI_ERR_NO_MEM through the communicator's error handler)",
      S_LOCAL},
 };
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))
@@ -241,6 +252,13 @@ static int parse_value(const env_var_t *v, const char *s)
         *(long *)v->dest = x;
         return 0;
     }
+    case T_BYTES: {
+        uint64_t x;
+        if (hyt_parse_bytes(s, &x) != 0 || x > (uint64_t)LONG_MAX)
+            return -1;
+        *(long *)v->dest = (long)x;
+        return 0;
+    }
     case T_DOUBLE: {
         double lo, hi;
         range_of(v->choices, &lo, &hi);
@@ -343,6 +361,7 @@ static uint64_t value_hash(const env_var_t *v)
     case T_STRING:
         return hyt_agree_hash_str(h, *(const char *const *)v->dest);
     case T_LONG:
+    case T_BYTES:
         return hyt_agree_hash(h, v->dest, sizeof(long));
     case T_DOUBLE:
         return hyt_agree_hash(h, v->dest, sizeof(double));

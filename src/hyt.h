@@ -174,6 +174,11 @@ int hyt_pmpi_call(const hyt_args_t *a);
 #define HYT_UNSUPPORTED (-4242)
 
 typedef int (*hyt_alg_fn)(const hyt_args_t *a, int k);
+/* Upper bounds of the scratch a kernel takes at radix k for call a (a->ctx
+ * and a->bytes set), added to need[0] (hyt_scratch) and need[1]
+ * (hyt_scratch2) from zero: 0 when they are the same on every rank of the
+ * call, 1 when they depend on this rank's own arguments. */
+typedef int (*hyt_scratch_fn)(const hyt_args_t *a, int k, size_t need[2]);
 
 enum {
     HYT_ALG_NEEDS_COMMUTATIVE = 1u << 0, /* reorders operands: needs a commutative op */
@@ -198,6 +203,7 @@ typedef struct hyt_alg {
     const char *name;   /* readable, unique per collective: "knomial", "recmult" */
     hyt_coll_t coll;
     hyt_alg_fn fn;
+    hyt_scratch_fn scratch; /* NULL: no scratch beyond a few bytes */
     int k_min, k_max;   /* 0,0: no radix; k_max may be HYT_K_P */
     unsigned flags;     /* HYT_ALG_* restrictions */
     const char *desc;   /* one line */
@@ -217,6 +223,9 @@ int hyt_alg_parse(hyt_coll_t c, const char *spec, const hyt_alg_t **alg, int *k,
                   char *err, size_t errlen);
 /* Why this call cannot run alg (NULL if it can).  Same answer on every rank. */
 const char *hyt_alg_unsupported_reason(const hyt_alg_t *alg, const hyt_args_t *a);
+/* The scratch alg needs at radix k for call a (its .scratch, every area at
+ * least 64 bytes; algorithms/scratch.c); returns what .scratch returns. */
+int hyt_alg_scratch(const hyt_args_t *a, const hyt_alg_t *alg, int k, size_t need[2]);
 
 /* ---- environment (src/env.c) ---------------------------------------------- */
 typedef enum { HYT_MODE_OFF, HYT_MODE_OFFLINE, HYT_MODE_HYBRID } hyt_mode_t;
@@ -240,7 +249,9 @@ typedef struct hyt_config {
     const char *network_file;  /* HYTUNE_NETWORK_FILE */
     const char *warm_start;    /* HYTUNE_WARM_START */
     unsigned stats_signals;    /* HYTUNE_STATS_SIGNALS: bit 1 << SIGNUM per signal */
+    long scratch_max;          /* HYTUNE_SCRATCH_MAX: bytes of scratch per communicator */
     long test_kernel_fail;     /* HYTUNE_TEST_KERNEL_FAIL: world rank, -1: none */
+    int test_kernel_fail_at;   /* HYTUNE_TEST_KERNEL_FAIL_AT: 0 reserve, 1 kernel */
 } hyt_config_t;
 
 extern hyt_config_t hyt_cfg;
@@ -350,6 +361,7 @@ typedef enum {
     HYT_FB_INPLACE,       /* algorithm cannot run in place */
     HYT_FB_LAYOUT,        /* rank layout the algorithm needs is not there */
     HYT_FB_ALGORITHM,     /* the algorithm declined the call (HYT_UNSUPPORTED) */
+    HYT_FB_SCRATCH,       /* its scratch exceeds HYTUNE_SCRATCH_MAX or some rank lacks it */
     HYT_NFB
 } hyt_fallback_t;
 const char *hyt_fallback_name(hyt_fallback_t f);
@@ -408,6 +420,9 @@ struct hyt_comm {
     size_t scratch_size;
     void *scratch2;
     size_t scratch2_size;
+    size_t reserve[2];      /* scratch every rank holds in each area (agreed: src/comm.c) */
+    size_t refused[2];      /* needs some rank could not hold (agreed); both 0: none */
+    uint64_t beyond;        /* kernel requests the reserve did not cover (tests) */
     struct hyt_comm *next;  /* list of live and retired contexts, for the stats dump */
     int freed;              /* communicator freed; kept only for stats */
 };
@@ -423,6 +438,12 @@ int hyt_comm_node_split(hyt_comm_t *ctx);
 /* Scratch space of at least n bytes, kept across calls (NULL if out of memory). */
 void *hyt_scratch(hyt_comm_t *ctx, size_t n);
 void *hyt_scratch2(hyt_comm_t *ctx, size_t n);
+/* Before a kernel runs (need: hyt_alg_scratch, local: its return value): 1
+ * if every rank of ctx holds the need (held already, or grown after one MIN
+ * allreduce on the private duplicate when it passes the agreed reserve); 0
+ * if every rank goes to PMPI instead (the need passes HYTUNE_SCRATCH_MAX, or
+ * some rank cannot hold it).  Every rank returns the same (docs/memory.md). */
+int hyt_scratch_reserve(hyt_comm_t *ctx, const size_t need[2], int local);
 /* Free both scratch areas (the next call grows them again); returns the
  * bytes they held.  The tuner calls it after every benchmark point. */
 size_t hyt_scratch_release(hyt_comm_t *ctx);
@@ -452,8 +473,9 @@ int hyt_finalize(void);  /* before PMPI_Finalize: stats dump, free */
  * start-up cost alone was 10 ns a call on this project's AMD machine. */
 extern const hyt_args_t hyt_args_none;
 int hyt_dispatch(hyt_args_t *a);
-/* Run one algorithm on a captured call (a->ctx set, or it is looked up):
- * checks the registry restrictions, runs alg->fn, and falls back to PMPI
+/* Run one algorithm on a captured call (a->ctx set, or it is looked up;
+ * a->bytes and a->block are computed): checks the registry restrictions and
+ * the scratch (hyt_scratch_reserve), runs alg->fn, and falls back to PMPI
  * when the call cannot be taken; *fb (if not NULL) says why (HYT_FB_NONE if
  * alg ran).  Used by dispatch, the tuner's benchmarks and the tests. */
 int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb);
@@ -490,7 +512,25 @@ void hyt_select_static(hyt_comm_t *ctx, hyt_coll_t c, size_t bytes, const hyt_al
                        int *k);
 
 /* Helpers for algorithms and tests. */
-int hyt_type_is_contig(MPI_Datatype t); /* true extent == size and lb == 0 */
+/* A byte count with an optional K, M or G suffix (powers of 1024), at least
+ * 1; 0 or -1 (not a count). */
+int hyt_parse_bytes(const char *s, uint64_t *out);
+int hyt_type_is_contig(MPI_Datatype t);
+/* The size of a predefined datatype read from its handle, 0 for any other
+ * (then ask MPI).  MPICH encodes a predefined type's size in its handle
+ * (MPI_INT is 0x4c000405: kind "builtin" in bits 30-31, size in bits 8-15);
+ * such a type's extent and true extent equal its size.  Saves library calls
+ * on the per-call path. */
+static inline int hyt_type_builtin_size(MPI_Datatype t)
+{
+#if defined(MPICH_VERSION) && !defined(HYT_SMPI)
+    unsigned h = (unsigned)t;
+    return (h >> 30) == 1u ? (int)((h >> 8) & 0xffu) : 0;
+#else
+    (void)t;
+    return 0;
+#endif
+} /* true extent == size and lb == 0 */
 int hyt_op_is_commutative(MPI_Op op);
 
 #endif

@@ -201,19 +201,9 @@ int hyt_finalize(void)
  * per-call path (calls to the exported names go through the PLT). */
 static inline size_t type_size(MPI_Datatype t)
 {
-    int size = 0;
-#if defined(MPICH_VERSION) && !defined(HYT_SMPI)
-    /* MPICH encodes a predefined type's size in its handle (MPI_INT is
-     * 0x4c000405: kind "builtin" in bits 30-31, size in bits 8-15); other
-     * handles ask MPI.  Saves a library call on the common case. */
-    unsigned h = (unsigned)t;
-    if ((h >> 30) == 1u)
-        size = (int)((h >> 8) & 0xffu);
-    else
+    int size = hyt_type_builtin_size(t);
+    if (!size)
         PMPI_Type_size(t, &size);
-#else
-    PMPI_Type_size(t, &size);
-#endif
     return (size_t)size;
 }
 
@@ -382,8 +372,8 @@ static int kernel_error(const hyt_args_t *a, const hyt_alg_t *alg, int k, int rc
     const char *what = msg;
     int len = 0;
     if (rc == MPI_ERR_NO_MEM) /* MPI's own string speaks of MPI_Alloc_mem */
-        what = "its scratch memory could not be allocated (MPI_ERR_NO_MEM; docs/memory.md: "
-               "a smaller radix needs less)";
+        what = "its scratch memory could not be allocated beyond what the ranks had agreed "
+               "on (MPI_ERR_NO_MEM; docs/memory.md)";
     else if (PMPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
         snprintf(msg, sizeof msg, "error code %d", rc);
     if (hyt_alg_has_radix(alg))
@@ -395,10 +385,17 @@ static int kernel_error(const hyt_args_t *a, const hyt_alg_t *alg, int k, int rc
     return rc;
 }
 
-int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
+/* Does every rank hold the scratch alg needs (src/comm.c)? */
+static int reserve(const hyt_args_t *a, const hyt_alg_t *alg, int k)
 {
-    if (!a->ctx)
-        a->ctx = hyt_comm_get(a->comm);
+    size_t need[2];
+    int local = hyt_alg_scratch(a, alg, k, need);
+    return hyt_scratch_reserve(a->ctx, need, local);
+}
+
+/* hyt_run_alg once a->ctx and a->bytes are set (or a->ctx is NULL). */
+static int run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
+{
     hyt_fallback_t why = HYT_FB_NONE;
     int rc;
     if (!a->ctx) {
@@ -419,6 +416,10 @@ int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
             /* kernels talk only on the private duplicate (algorithms/p2p.h);
              * MPI_Comm_dup is collective, so every rank gets here together */
             rc = kernel_error(a, alg, k, MPI_ERR_COMM);
+        } else if (HYT_UNLIKELY(!reserve(a, alg, k))) {
+            /* every rank alike (src/comm.c): none runs the kernel */
+            why = HYT_FB_SCRATCH;
+            rc = hyt_pmpi_call(a);
         } else {
             rc = alg->fn(a, k);
             if (HYT_UNLIKELY(rc == HYT_UNSUPPORTED)) {
@@ -432,6 +433,15 @@ int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
     if (fb)
         *fb = why;
     return rc;
+}
+
+int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb)
+{
+    if (!a->ctx)
+        a->ctx = hyt_comm_get(a->comm);
+    if (a->ctx) /* the scratch bounds read them */
+        a->bytes = selection_size(a, a->ctx, &a->block);
+    return run_alg(a, alg, k, fb);
 }
 
 /* Does hybrid mode tune this call online: a radix to tune, or a shortlist
@@ -461,7 +471,7 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
     if ((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter) {
         rc = pmpi_call(a);
     } else {
-        rc = hyt_run_alg(a, alg, k, &fb);
+        rc = run_alg(a, alg, k, &fb);
         if (fb == HYT_FB_NONE && !(alg->flags & HYT_ALG_NATIVE))
             key->tuned++;
     }

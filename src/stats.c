@@ -209,7 +209,7 @@ static void report_summary(FILE *out)
                 (unsigned long long)e->calls, (unsigned long long)e->timed,
                 (unsigned long long)e->bytes, e->time, total > 0 ? 100.0 * e->time / total : 0.0,
                 (unsigned long long)e->tuned, (unsigned long long)(e->passed + e->fallbacks),
-                e->why ? e->why : "-");
+                e->why ? e->why : e->fallbacks ? "" : "-");
         if (e->fallbacks)
             fprintf(out, "%s%llu fallbacks", e->why ? ", " : "", (unsigned long long)e->fallbacks);
         fprintf(out, "\n");

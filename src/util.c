@@ -2,6 +2,7 @@
 #include "hyt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const coll_names[HYT_NCOLL] = {
@@ -65,6 +66,7 @@ static const char *const fb_names[HYT_NFB] = {
     [HYT_FB_INPLACE] = "in-place not supported",
     [HYT_FB_LAYOUT] = "rank layout",
     [HYT_FB_ALGORITHM] = "declined by algorithm",
+    [HYT_FB_SCRATCH] = "scratch memory",
 };
 
 const char *hyt_fallback_name(hyt_fallback_t f)
@@ -78,6 +80,23 @@ hyt_fallback_t hyt_fallback_from_reason(const char *reason)
         if (reason == fb_names[f] || strcmp(reason, fb_names[f]) == 0)
             return (hyt_fallback_t)f;
     return HYT_FB_ALGORITHM;
+}
+
+int hyt_parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    uint64_t mul = 1;
+    if (*end == 'k' || *end == 'K')
+        mul = 1024, end++;
+    else if (*end == 'm' || *end == 'M')
+        mul = 1024 * 1024, end++;
+    else if (*end == 'g' || *end == 'G')
+        mul = 1024ull * 1024 * 1024, end++;
+    if (end == s || *end || !(v >= 1) || !(v * (double)mul < 0x1p63))
+        return -1;
+    *out = (uint64_t)(v * (double)mul);
+    return 0;
 }
 
 int hyt_type_is_contig(MPI_Datatype t)

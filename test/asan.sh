@@ -8,7 +8,7 @@ set -eu
 A=$B-asan
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 units=$(ls test/unit/*.c | sed "s|^test/unit/\(.*\)\.c$|$A/test/unit/\1|")
-mpis="$A/test/mpi/test_core_pass $A/test/mpi/test_core_comm $A/test/mpi/coll_matrix_mpi $A/test/mpi/test_online_mpi"
+mpis="$A/test/mpi/test_core_pass $A/test/mpi/test_core_comm $A/test/mpi/coll_matrix_mpi $A/test/mpi/test_online_mpi $A/test/mpi/test_scratch"
 make -s -j2 B="$A" SANITIZE="$SAN" "$A/lib/libhytune.so" "$A/bin/hytune" $units $mpis
 # full unwinding: MPICH's leak comes from an unloaded hwloc plugin frame
 export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0:exitcode=97
@@ -32,4 +32,7 @@ run env HYTUNE_MODE=offline HYTUNE_TABLE=test/data/table-native-all.json $MPIEXE
 run $MPIEXEC -n 2 "$A/test/mpi/test_core_comm" 200
 run env HYTUNE_MODE=offline $MPIEXEC -n 2 "$A/test/mpi/coll_matrix_mpi" quick
 run env HYTUNE_TABLE="$tab" $MPIEXEC -n 2 "$A/test/mpi/test_online_mpi" 40
+run $MPIEXEC -n 2 "$A/test/mpi/test_scratch" fail
+run env HYTUNE_TEST_KERNEL_FAIL=1 $MPIEXEC -n 2 "$A/test/mpi/test_scratch" fail
+run $MPIEXEC -n 2 "$A/test/mpi/test_scratch" cap
 exit $fail

@@ -10,6 +10,7 @@
  *   test_core_vcoll [tuned COLL] */
 #include "src/hyt.h"
 #include "test/check.h"
+#include "test/mpi/both.h"
 
 #include <string.h>
 
@@ -50,21 +51,9 @@ static void fill(int *b, long n, int salt)
         b[i] = me * 1000003 + (int)i * 7 + salt;
 }
 
-/* Run once through MPI_ (x = 0) and once through PMPI_ (x = 1) on equal
- * inputs; compare the receive buffers. */
-#define BOTH(what, nr, init, call)                                                             \
-    do {                                                                                       \
-        for (int x = 0; x < 2; x++) {                                                          \
-            int *s = sb[x], *r = rb[x];                                                        \
-            memset(r, 0x5a, cap);                                                              \
-            memset(s, 0x5a, cap);                                                              \
-            init;                                                                              \
-            int rc_ = x ? P##call : call;                                                      \
-            CHECK(rc_ == MPI_SUCCESS, "%s n=%d: error %d", what, n, rc_);                      \
-        }                                                                                      \
-        CHECK(!pmpi_ok || memcmp(rb[0], rb[1], (size_t)(nr) * sizeof(int)) == 0,              \
-              "%s n=%d differs", what, n);                                                     \
-    } while (0)
+/* Through MPI_ and PMPI_ on equal inputs (test/mpi/both.h); the results are
+ * compared unless pmpi_ok is off (SimGrid's own (Ex)scan and a non-commutative op). */
+#define BOTH(what, nr, init, call) HYT_TEST_BOTH(what, nr, pmpi_ok, init, call)
 
 /* With the op "first" a (ex)scan's result is rank 0's input. */
 static void check_first(const int *r, int n, const char *what)
@@ -164,6 +153,8 @@ int main(int argc, char **argv)
                 fb += k->fallbacks[f];
             noncomm += k->fallbacks[HYT_FB_NONCOMMUTATIVE];
         }
+        CHECK(!ctx || ctx->beyond == 0, "%s: %llu kernel requests beyond the scratch reserve",
+              argv[2], ctx ? (unsigned long long)ctx->beyond : 0ULL);
         CHECK(calls > 0 && tuned + fb == calls && fb == noncomm,
               "%s: %llu calls, %llu by hytune's algorithm, %llu fallbacks (%llu non-commutative)",
               argv[2], (unsigned long long)calls, (unsigned long long)tuned,

@@ -1,6 +1,9 @@
 /* An error inside a kernel goes through the communicator's error handler, as
- * MPI's own collectives do.  HYTUNE_TEST_KERNEL_FAIL=F makes every kernel's
- * scratch allocation fail on world rank F (2 ranks; run with
+ * MPI's own collectives do.  HYTUNE_TEST_KERNEL_FAIL=F with
+ * HYTUNE_TEST_KERNEL_FAIL_AT=kernel makes every kernel's own scratch request
+ * fail on world rank F after the ranks agreed on the scratch (an allocation
+ * the reserve did not cover, docs/memory.md; test_scratch covers the
+ * reserve itself) (2 ranks; run with
  * HYTUNE_FORCE_BCAST and HYTUNE_FORCE_REDUCE naming kernels that take
  * scratch on every rank, e.g. knomial:2).  F alone fails, so the calls are
  * chosen so that the other rank O does not wait for F: a Bcast rooted at O

@@ -4,7 +4,9 @@
  * on MPI_COMM_WORLD (the tuner's buffers and types: MPI_INT/MPI_SUM for
  * reductions, bytes otherwise), then the scratch of the world's context and
  * of a composition's leader communicator is released and compared with
- * hyt_mem_scratch.  Run under SimGrid with any number of ranks and nodes. */
+ * hyt_mem_scratch; no kernel asked for scratch beyond what the reserve held
+ * (the bounds of algorithms/scratch.c cover it).  Run under SimGrid with any
+ * number of ranks and nodes. */
 #include "offline/memory.c"
 #include "test/check.h"
 
@@ -54,6 +56,18 @@ int main(int argc, char **argv)
                 int rc = hyt_run_alg(&a, alg, k, &fb);
                 CHECK(rc == MPI_SUCCESS, "%s:%s k=%d %llu B: rc %d", hyt_coll_name(alg->coll),
                       alg->name, k, (unsigned long long)sizes[s], rc);
+                hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD), *lc = NULL;
+                if (ctx->leader_comm != MPI_COMM_NULL)
+                    lc = hyt_comm_get(ctx->leader_comm);
+                /* the reserve (algorithms/scratch.c) covered every request */
+                CHECK(ctx->beyond == 0 && (!lc || lc->beyond == 0),
+                      "%s:%s k=%d %llu B on %d ranks, rank %d: %llu requests beyond the "
+                      "reserve", hyt_coll_name(alg->coll), alg->name, k,
+                      (unsigned long long)sizes[s], p, rank,
+                      (unsigned long long)(ctx->beyond + (lc ? lc->beyond : 0)));
+                ctx->beyond = 0;
+                if (lc)
+                    lc->beyond = 0;
                 size_t held = held_after(MPI_COMM_WORLD);
                 uint64_t bound = hyt_mem_scratch(alg->coll, alg, k, sizes[s], p);
                 CHECK(held <= bound, "%s:%s k=%d %llu B on %d ranks, rank %d: scratch %zu > "

@@ -1,0 +1,221 @@
+/* Scratch memory is agreed across ranks (docs/memory.md): a call whose
+ * algorithm needs scratch some rank cannot hold, or more than
+ * HYTUNE_SCRATCH_MAX, runs MPI's own collective on every rank, with the
+ * right result and no error.
+ *   test_scratch fail   HYTUNE_TEST_KERNEL_FAIL=F (reserve: F's scratch
+ *                       cannot grow): every call of every forced algorithm
+ *                       below runs PMPI on every rank, counted as a scratch
+ *                       fallback; results equal PMPI's; the error handler
+ *                       never runs.  Without HYTUNE_TEST_KERNEL_FAIL every
+ *                       call runs the forced algorithm.
+ *   test_scratch cap    HYTUNE_SCRATCH_MAX=64K, Allreduce recmult:2 (two
+ *                       buffers of the message): calls up to 8000 ints (62.5
+ *                       KiB of scratch) run the kernel, calls from 9000 ints
+ *                       up run PMPI on every rank; the scratch held stays
+ *                       within the cap.
+ * Forced algorithms (unless the environment names others): Allreduce
+ * recmult:2, Bcast knomial:2, Reduce knomial:3, Allgather kbruck:2, Alltoall
+ * kbruck:2, Alltoallv pairwise (in place: each rank's own need), Reduce_scatter_block
+ * pairwise, Scan recdoubling, Gather knomial:2.  Every rank checks its own
+ * counters, and that every rank has the same counters and reserve. */
+#include "src/hyt.h"
+#include "test/check.h"
+#include "test/mpi/both.h"
+
+#include <string.h>
+
+#ifdef HYT_TEST_PLAIN
+int main(void)
+{
+    return 0;
+}
+#else
+
+static int p, me, handler_calls;
+
+static void handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    (void)code;
+    handler_calls++;
+}
+
+static const struct {
+    hyt_coll_t coll;
+    const char *var, *spec;
+} forced[] = {
+    {HYT_COLL_ALLREDUCE, "HYTUNE_FORCE_ALLREDUCE", "recmult:2"},
+    {HYT_COLL_BCAST, "HYTUNE_FORCE_BCAST", "knomial:2"},
+    {HYT_COLL_REDUCE, "HYTUNE_FORCE_REDUCE", "knomial:3"},
+    {HYT_COLL_ALLGATHER, "HYTUNE_FORCE_ALLGATHER", "kbruck:2"},
+    {HYT_COLL_ALLTOALL, "HYTUNE_FORCE_ALLTOALL", "kbruck:2"},
+    {HYT_COLL_ALLTOALLV, "HYTUNE_FORCE_ALLTOALLV", "pairwise"},
+    {HYT_COLL_REDUCE_SCATTER_BLOCK, "HYTUNE_FORCE_REDUCE_SCATTER_BLOCK", "pairwise"},
+    {HYT_COLL_SCAN, "HYTUNE_FORCE_SCAN", "recdoubling"},
+    {HYT_COLL_GATHER, "HYTUNE_FORCE_GATHER", "knomial:2"},
+};
+#define NFORCED ((int)(sizeof forced / sizeof forced[0]))
+
+static void fill(int *b, long n, int salt)
+{
+    for (long i = 0; i < n; i++)
+        b[i] = me * 1000003 + (int)i * 7 + salt;
+}
+
+/* Through MPI_ and PMPI_ on equal inputs, results compared (test/mpi/both.h). */
+#define BOTH(what, nr, init, call) HYT_TEST_BOTH(what, nr, 1, init, call)
+
+/* Every call of collective c on MPI_COMM_WORLD's context, summed over sizes. */
+static void counters(hyt_coll_t c, uint64_t out[3])
+{
+    hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
+    out[0] = out[1] = out[2] = 0;
+    for (int b = 0; ctx && b < HYT_NBUCKETS; b++) {
+        const hyt_key_t *k = ctx->keys[c][b];
+        if (!k)
+            continue;
+        out[0] += k->calls;
+        out[1] += k->tuned;
+        out[2] += k->fallbacks[HYT_FB_SCRATCH];
+    }
+}
+
+/* Does every rank hold the same values (as MIN and MAX over ranks)? */
+static int same_everywhere(const uint64_t *v, int n)
+{
+    uint64_t lo[8], hi[8];
+    PMPI_Allreduce(v, lo, n, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(v, hi, n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return memcmp(lo, hi, (size_t)n * sizeof *lo) == 0;
+}
+
+/* Every forced collective once at n ints per block (through MPI_ and PMPI_). */
+static void run_all(long n, int **sb, int **rb, size_t cap, int *cnt, int *dsp)
+{
+    int ni = (int)n;
+    BOTH("allreduce", n, fill(s, n, 1),
+         MPI_Allreduce(s, r, ni, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    BOTH("bcast", n, fill(r, n, me == 1 % p ? 2 : 99),
+         MPI_Bcast(r, ni, MPI_INT, 1 % p, MPI_COMM_WORLD));
+    BOTH("reduce", me == 0 ? n : 0, fill(s, n, 3),
+         MPI_Reduce(s, r, ni, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+    BOTH("allgather", p * n, fill(s, n, 4),
+         MPI_Allgather(s, ni, MPI_INT, r, ni, MPI_INT, MPI_COMM_WORLD));
+    BOTH("alltoall", p * n, fill(s, p * n, 5),
+         MPI_Alltoall(s, ni, MPI_INT, r, ni, MPI_INT, MPI_COMM_WORLD));
+    /* in place, uneven blocks (n to n + 2 ints, symmetric: what i sends j, j
+     * receives from i) with a gap after each */
+    long end = 0;
+    for (int i = 0; i < p; i++) {
+        cnt[i] = ni + (i + me) % 3;
+        dsp[i] = (int)end;
+        end += cnt[i] + 1;
+    }
+    BOTH("alltoallv in place", end, fill(r, end, 6),
+         MPI_Alltoallv(MPI_IN_PLACE, cnt, dsp, MPI_INT, r, cnt, dsp, MPI_INT, MPI_COMM_WORLD));
+    BOTH("reduce_scatter_block", n, fill(s, p * n, 7),
+         MPI_Reduce_scatter_block(s, r, ni, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    BOTH("scan", n, fill(s, n, 8), MPI_Scan(s, r, ni, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    BOTH("gather", me == 0 ? p * n : 0, fill(s, n, 9),
+         MPI_Gather(s, ni, MPI_INT, r, ni, MPI_INT, 0, MPI_COMM_WORLD));
+}
+
+int main(int argc, char **argv)
+{
+    int cap_mode = argc > 1 && !strcmp(argv[1], "cap");
+    if (argc < 2 || (!cap_mode && strcmp(argv[1], "fail"))) {
+        fprintf(stderr, "usage: test_scratch fail|cap\n");
+        return 2;
+    }
+    for (int i = 0; i < NFORCED; i++)
+        setenv(forced[i].var, forced[i].spec, 0);
+    if (cap_mode)
+        setenv("HYTUNE_SCRATCH_MAX", "64K", 0);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(handler, &eh);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    const char *env = getenv("HYTUNE_TEST_KERNEL_FAIL");
+    int failing = env && atoi(env) >= 0 && atoi(env) < p;
+    /* sizes: growing (each may pass the reserve), then smaller again */
+    static const long sizes[] = {1, 10, 1000, 3000, 20000, 100, 7};
+    long nmax = 20000 + 3;
+    size_t cap = (size_t)(p + 1) * (size_t)(nmax + 1) * sizeof(int) * 2;
+    int *sb[2], *rb[2];
+    for (int x = 0; x < 2; x++)
+        sb[x] = malloc(cap), rb[x] = malloc(cap);
+    int *cnt = malloc((size_t)p * sizeof *cnt), *dsp = malloc((size_t)p * sizeof *dsp);
+    uint64_t before[NFORCED][3], after[3];
+    hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
+    CHECK(ctx != NULL, "MPI_COMM_WORLD has no context");
+    if (!cap_mode) {
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            run_all(sizes[i], sb, rb, cap, cnt, dsp);
+        for (int i = 0; i < NFORCED; i++) {
+            counters(forced[i].coll, after);
+            const char *name = hyt_coll_name(forced[i].coll);
+            if (failing)
+                CHECK(after[0] > 0 && after[1] == 0 && after[2] == after[0],
+                      "%s: %llu calls, %llu ran %s, %llu scratch fallbacks; want all fallbacks",
+                      name, (unsigned long long)after[0], (unsigned long long)after[1],
+                      forced[i].spec, (unsigned long long)after[2]);
+            else
+                CHECK(after[0] > 0 && after[1] == after[0] && after[2] == 0,
+                      "%s: %llu calls, %llu ran %s, %llu scratch fallbacks; want all run",
+                      name, (unsigned long long)after[0], (unsigned long long)after[1],
+                      forced[i].spec, (unsigned long long)after[2]);
+            CHECK(same_everywhere(after, 3), "%s: the ranks' counters differ", name);
+        }
+    } else {
+        /* recmult:2 at n ints holds two copies (8n bytes) and a few requests:
+         * 8000 ints fit 64 KiB, 9000 do not */
+        static const struct {
+            long n;
+            int tuned;
+        } calls[] = {{16, 1}, {3072, 1}, {9000, 0}, {262144, 0}, {100, 1}, {8000, 1}, {40960, 0}};
+        long big = 262144;
+        for (int x = 0; x < 2; x++) {
+            free(sb[x]);
+            free(rb[x]);
+            sb[x] = malloc((size_t)big * sizeof(int));
+            rb[x] = malloc((size_t)big * sizeof(int));
+        }
+        cap = (size_t)big * sizeof(int);
+        for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+            long n = calls[i].n;
+            counters(HYT_COLL_ALLREDUCE, before[0]);
+            BOTH("allreduce", n, fill(s, n, 1),
+                 MPI_Allreduce(s, r, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+            counters(HYT_COLL_ALLREDUCE, after);
+            int ran = after[1] == before[0][1] + 1, fell = after[2] == before[0][2] + 1;
+            CHECK(calls[i].tuned ? ran && !fell : fell && !ran,
+                  "allreduce of %ld ints under HYTUNE_SCRATCH_MAX=64K: %s, expected %s", n,
+                  ran ? "recmult ran" : fell ? "scratch fallback" : "neither counted",
+                  calls[i].tuned ? "recmult" : "a scratch fallback");
+            CHECK(same_everywhere(after, 3), "allreduce %ld: the ranks' counters differ", n);
+        }
+    }
+    if (ctx) {
+        uint64_t held = ctx->scratch_size + ctx->scratch2_size;
+        uint64_t res[2] = {ctx->reserve[0], ctx->reserve[1]};
+        CHECK(held <= (uint64_t)hyt_cfg.scratch_max, "scratch held %llu > HYTUNE_SCRATCH_MAX %ld",
+              (unsigned long long)held, hyt_cfg.scratch_max);
+        CHECK(res[0] <= ctx->scratch_size && res[1] <= ctx->scratch2_size,
+              "reserve %llu+%llu above what this rank holds", (unsigned long long)res[0],
+              (unsigned long long)res[1]);
+        CHECK(same_everywhere(res, 2), "the ranks' reserves differ");
+        CHECK(!failing || (res[0] == 0 && res[1] == 0), "a failing rank left a reserve");
+    }
+    CHECK(handler_calls == 0, "the error handler ran %d times", handler_calls);
+    free(cnt);
+    free(dsp);
+    for (int x = 0; x < 2; x++)
+        free(sb[x]), free(rb[x]);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Errhandler_free(&eh);
+    MPI_Finalize();
+    return check_done(cap_mode ? "test_scratch cap" : "test_scratch fail");
+}
+#endif
