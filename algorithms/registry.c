@@ -8,6 +8,7 @@
 
 #define NATIVE_ROW(U, l, M, P)                                                                 \
     {.name = "native", .coll = HYT_COLL_##U, .fn = hyt_native, .flags = HYT_ALG_NATIVE,    \
+     .family = HYT_FAM_NATIVE,                                                              \
      .desc = "the MPI library's own selection (PMPI_" #M ")"},
 
 /* Rows are grouped by family; the native rows must stay first, in
@@ -15,125 +16,158 @@
 const hyt_alg_t hyt_algs[] = {
     HYT_COLL_LIST(NATIVE_ROW)
     /* ---- k-nomial tree and recursive multiplying ---- */
-    {.name = "knomial", .coll = HYT_COLL_BCAST, .fn = hyt_bcast_knomial, .k_min = 2,
+    {.name = "knomial", .family = HYT_FAM_KNOMIAL, .prior = HYT_PRIOR_TREE,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_BCAST, .fn = hyt_bcast_knomial, .k_min = 2,
      .scratch = hyt_need_kn_tree,
      .k_max = HYT_K_P, .desc = "k-nomial tree from the root (k=2: binomial, k>=p: flat)"},
-    {.name = "knomial", .coll = HYT_COLL_REDUCE, .fn = hyt_reduce_knomial, .k_min = 2,
+    {.name = "knomial", .family = HYT_FAM_KNOMIAL, .prior = HYT_PRIOR_TREE,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_REDUCE, .fn = hyt_reduce_knomial, .k_min = 2,
      .scratch = hyt_need_pool,
      .k_max = HYT_K_P, .desc = "k-nomial tree to the root in rank order (k=2: binomial)"},
-    {.name = "knomial", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_knomial, .k_min = 2,
+    {.name = "knomial", .family = HYT_FAM_KNOMIAL, .prior = HYT_PRIOR_TREE,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_knomial, .k_min = 2,
      .scratch = hyt_need_kn_tree,
      .k_max = HYT_K_P, .desc = "k-nomial gather to rank 0, then k-nomial bcast"},
-    {.name = "knomial", .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_knomial, .k_min = 2,
+    {.name = "knomial", .family = HYT_FAM_KNOMIAL, .prior = HYT_PRIOR_TREE,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_knomial, .k_min = 2,
      .scratch = hyt_need_pool,
      .k_max = HYT_K_P, .desc = "k-nomial reduce to rank 0, then k-nomial bcast"},
-    {.name = "recmult", .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_recmult, .k_min = 2,
+    {.name = "recmult", .family = HYT_FAM_RECMULT, .prior = HYT_PRIOR_PORTS,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_recmult, .k_min = 2,
      .scratch = hyt_need_pool,
      .k_max = HYT_K_P, .desc = "recursive multiplying: log_k p rounds of k-way exchange "
      "(k=2: recursive doubling)"},
-    {.name = "recmult", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_recmult, .k_min = 2,
+    {.name = "recmult", .family = HYT_FAM_RECMULT, .prior = HYT_PRIOR_PORTS,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_recmult, .k_min = 2,
      .scratch = hyt_need_rm,
      .k_max = HYT_K_P, .desc = "recursive multiplying: log_k p rounds of k-way exchange "
      "(k=2: recursive doubling)"},
-    {.name = "recmult", .coll = HYT_COLL_BCAST, .fn = hyt_bcast_recmult, .k_min = 2,
+    {.name = "recmult", .family = HYT_FAM_RECMULT, .prior = HYT_PRIOR_PORTS,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_BCAST, .fn = hyt_bcast_recmult, .k_min = 2,
      .scratch = hyt_need_bcast_recmult,
      .k_max = HYT_K_P, .desc = "k-ary scatter, then recursive-multiplying allgather"},
     /* ---- k-ring ---- */
-    {.name = "kring", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_kring, .k_min = 1,
+    {.name = "kring", .family = HYT_FAM_KRING, .prior = HYT_PRIOR_PPN,
+     .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_kring, .k_min = 1,
      .scratch = hyt_need_kring,
      .k_max = HYT_K_P, .desc = "k-ring: column rings across groups of k ranks, then rings "
      "inside groups (k=1: ring)"},
-    {.name = "kring", .coll = HYT_COLL_BCAST, .fn = hyt_bcast_kring, .k_min = 1,
+    {.name = "kring", .family = HYT_FAM_KRING, .prior = HYT_PRIOR_PPN,
+     .coll = HYT_COLL_BCAST, .fn = hyt_bcast_kring, .k_min = 1,
      .scratch = hyt_need_bcast_kring,
      .k_max = HYT_K_P, .desc = "scatter from the root, then the k-ring allgather (k=1: "
      "scatter + ring)"},
-    {.name = "kring", .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_kring, .k_min = 1,
+    {.name = "kring", .family = HYT_FAM_KRING, .prior = HYT_PRIOR_PPN,
+     .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_kring, .k_min = 1,
      .scratch = hyt_need_allreduce_kring,
      .k_max = HYT_K_P, .flags = HYT_ALG_NEEDS_COMMUTATIVE, .desc = "k-ring reduce-scatter "
      "then k-ring allgather (k=1: ring)"},
     /* ---- classic baselines (Rabenseifner, Bruck, pairwise, recursive halving) ---- */
-    {.name = "rabenseifner", .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_rabenseifner,
+    {.name = "rabenseifner", .family = HYT_FAM_RABENSEIFNER,
+     .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_rabenseifner,
      .scratch = hyt_need_rabenseifner,
      .desc = "recursive-halving reduce-scatter + recursive-doubling allgather (rank order)"},
-    {.name = "rabenseifner", .coll = HYT_COLL_REDUCE, .fn = hyt_reduce_rabenseifner,
+    {.name = "rabenseifner", .family = HYT_FAM_RABENSEIFNER,
+     .coll = HYT_COLL_REDUCE, .fn = hyt_reduce_rabenseifner,
      .scratch = hyt_need_rabenseifner,
      .desc = "recursive-halving reduce-scatter + binomial gather to the root (rank order)"},
-    {.name = "kbruck", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_kbruck, .k_min = 2,
+    {.name = "kbruck", .family = HYT_FAM_KBRUCK, .prior = HYT_PRIOR_EXCHANGE,
+     .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_kbruck, .k_min = 2,
      .scratch = hyt_need_allgather_kbruck,
      .k_max = HYT_K_P, .desc = "k-port Bruck: ceil(log_k p) rounds of k-1 messages (k=2: "
      "Bruck)"},
-    {.name = "kbruck", .coll = HYT_COLL_ALLTOALL, .fn = hyt_alltoall_kbruck, .k_min = 2,
+    {.name = "kbruck", .family = HYT_FAM_KBRUCK, .prior = HYT_PRIOR_EXCHANGE,
+     .coll = HYT_COLL_ALLTOALL, .fn = hyt_alltoall_kbruck, .k_min = 2,
      .scratch = hyt_need_alltoall_kbruck,
      .k_max = HYT_K_P, .desc = "k-port Bruck: one round per base-k digit, k-1 packed "
      "messages each (k=2: Bruck)"},
-    {.name = "pairwise", .coll = HYT_COLL_ALLTOALL, .fn = hyt_alltoall_pairwise,
+    {.name = "pairwise", .family = HYT_FAM_PAIRWISE,
+     .coll = HYT_COLL_ALLTOALL, .fn = hyt_alltoall_pairwise,
      .scratch = hyt_need_alltoall_pairwise,
      .desc = "p-1 pairwise exchange steps (send to rank+i, receive from rank-i)"},
-    {.name = "rechalving", .coll = HYT_COLL_REDUCE_SCATTER_BLOCK,
+    {.name = "rechalving", .family = HYT_FAM_RECHALVING,
+     .coll = HYT_COLL_REDUCE_SCATTER_BLOCK,
      .fn = hyt_reduce_scatter_block_rechalving, .flags = HYT_ALG_NEEDS_COMMUTATIVE,
      .scratch = hyt_need_rsb_rechalving,
      .desc = "recursive halving, non-power-of-two ranks folded in pairs"},
-    {.name = "pairwise", .coll = HYT_COLL_REDUCE_SCATTER_BLOCK,
+    {.name = "pairwise", .family = HYT_FAM_PAIRWISE,
+     .coll = HYT_COLL_REDUCE_SCATTER_BLOCK,
      .fn = hyt_reduce_scatter_block_pairwise, .flags = HYT_ALG_NEEDS_COMMUTATIVE,
      .scratch = hyt_need_rsb_pairwise,
      .desc = "p-1 pairwise exchange steps, each folding one contribution"},
     /* ---- Barrier, Gather, Scatter, v-variants, Scan ---- */
-    {.name = "dissemination", .coll = HYT_COLL_BARRIER, .fn = hyt_barrier_dissemination,
+    {.name = "dissemination", .family = HYT_FAM_DISSEMINATION, .prior = HYT_PRIOR_EXCHANGE,
+     .coll = HYT_COLL_BARRIER, .fn = hyt_barrier_dissemination,
      .scratch = hyt_need_dissemination,
      .k_min = 2, .k_max = HYT_K_P, .desc = "k-dissemination: ceil(log_k p) rounds of k-1 "
      "messages (k=2: dissemination)"},
-    {.name = "knomial", .coll = HYT_COLL_BARRIER, .fn = hyt_barrier_knomial, .k_min = 2,
+    {.name = "knomial", .family = HYT_FAM_KNOMIAL, .prior = HYT_PRIOR_TREE,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_BARRIER, .fn = hyt_barrier_knomial, .k_min = 2,
      .scratch = hyt_need_kn_tree,
      .k_max = HYT_K_P, .desc = "k-nomial gather to rank 0, then k-nomial release"},
-    {.name = "knomial", .coll = HYT_COLL_GATHER, .fn = hyt_gather_knomial, .k_min = 2,
+    {.name = "knomial", .family = HYT_FAM_KNOMIAL, .prior = HYT_PRIOR_TREE,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_GATHER, .fn = hyt_gather_knomial, .k_min = 2,
      .scratch = hyt_need_knb,
      .k_max = HYT_K_P, .desc = "k-nomial tree to the root, subtrees' blocks in one message "
      "(k=2: binomial)"},
-    {.name = "knomial", .coll = HYT_COLL_SCATTER, .fn = hyt_scatter_knomial, .k_min = 2,
+    {.name = "knomial", .family = HYT_FAM_KNOMIAL, .prior = HYT_PRIOR_TREE,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_SCATTER, .fn = hyt_scatter_knomial, .k_min = 2,
      .scratch = hyt_need_knb,
      .k_max = HYT_K_P, .desc = "k-nomial tree from the root, subtrees' blocks in one message "
      "(k=2: binomial)"},
-    {.name = "ring", .coll = HYT_COLL_ALLGATHERV, .fn = hyt_allgatherv_ring,
+    {.name = "ring", .family = HYT_FAM_RING,
+     .coll = HYT_COLL_ALLGATHERV, .fn = hyt_allgatherv_ring,
      .desc = "p-1 ring steps, blocks in place at their displacements"},
-    {.name = "recmult", .coll = HYT_COLL_ALLGATHERV, .fn = hyt_allgatherv_recmult, .k_min = 2,
+    {.name = "recmult", .family = HYT_FAM_RECMULT, .prior = HYT_PRIOR_PORTS,
+     .k_one_round = HYT_K_P, .coll = HYT_COLL_ALLGATHERV, .fn = hyt_allgatherv_recmult, .k_min = 2,
      .scratch = hyt_need_allgatherv_recmult,
      .k_max = HYT_K_P, .desc = "recursive multiplying, rank ranges as indexed types (k=2: "
      "recursive doubling)"},
-    {.name = "pairwise", .coll = HYT_COLL_ALLTOALLV, .fn = hyt_alltoallv_pairwise,
+    {.name = "pairwise", .family = HYT_FAM_PAIRWISE,
+     .coll = HYT_COLL_ALLTOALLV, .fn = hyt_alltoallv_pairwise,
      .scratch = hyt_need_alltoallv_pairwise,
      .desc = "p-1 pairwise exchange steps (send to rank+i, receive from rank-i)"},
-    {.name = "scattered", .coll = HYT_COLL_ALLTOALLV, .fn = hyt_alltoallv_scattered,
+    {.name = "scattered", .family = HYT_FAM_SCATTERED, .prior = HYT_PRIOR_EXCHANGE,
+     .coll = HYT_COLL_ALLTOALLV, .fn = hyt_alltoallv_scattered,
      .scratch = hyt_need_alltoallv_scattered,
      .k_min = 1, .k_max = HYT_K_P, .desc = "batches of k sends and k receives in flight "
      "(k>=p-1: all at once)"},
-    {.name = "rechalving", .coll = HYT_COLL_REDUCE_SCATTER, .fn = hyt_reduce_scatter_rechalving,
+    {.name = "rechalving", .family = HYT_FAM_RECHALVING,
+     .coll = HYT_COLL_REDUCE_SCATTER, .fn = hyt_reduce_scatter_rechalving,
      .scratch = hyt_need_rs_rechalving,
      .flags = HYT_ALG_NEEDS_COMMUTATIVE, .desc = "recursive halving at block boundaries, "
      "non-power-of-two ranks folded in pairs"},
-    {.name = "pairwise", .coll = HYT_COLL_REDUCE_SCATTER, .fn = hyt_reduce_scatter_pairwise,
+    {.name = "pairwise", .family = HYT_FAM_PAIRWISE,
+     .coll = HYT_COLL_REDUCE_SCATTER, .fn = hyt_reduce_scatter_pairwise,
      .scratch = hyt_need_rs_pairwise,
      .desc = "p-1 pairwise exchange steps (rank order kept for non-commutative ops)"},
-    {.name = "recdoubling", .coll = HYT_COLL_SCAN, .fn = hyt_scan_recdoubling,
+    {.name = "recdoubling", .family = HYT_FAM_RECDOUBLING,
+     .coll = HYT_COLL_SCAN, .fn = hyt_scan_recdoubling,
      .scratch = hyt_need_scan,
      .desc = "recursive doubling of partial prefixes, operands in rank order"},
-    {.name = "recdoubling", .coll = HYT_COLL_EXSCAN, .fn = hyt_exscan_recdoubling,
+    {.name = "recdoubling", .family = HYT_FAM_RECDOUBLING,
+     .coll = HYT_COLL_EXSCAN, .fn = hyt_exscan_recdoubling,
      .scratch = hyt_need_scan,
      .desc = "recursive doubling of partial prefixes, operands in rank order"},
     /* ---- node-aware compositions ---- */
     /* k of a composition is the radix of the k-nomial kernel of its
      * inter-node step (k = 0, reachable only through hyt_run_alg: the MPI
      * library's own collective among the node leaders) */
-    {.name = "composition", .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_composition,
+    {.name = "composition", .family = HYT_FAM_COMPOSITION, .prior = HYT_PRIOR_INNER,
+     .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_composition,
      .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION,
      .desc = "intra-node reduce, allreduce among node leaders, intra-node bcast"},
-    {.name = "composition", .coll = HYT_COLL_BCAST, .fn = hyt_bcast_composition,
+    {.name = "composition", .family = HYT_FAM_COMPOSITION, .prior = HYT_PRIOR_INNER,
+     .coll = HYT_COLL_BCAST, .fn = hyt_bcast_composition,
      .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION,
      .desc = "bcast on the root's node, among node leaders, then on the other nodes"},
-    {.name = "composition", .coll = HYT_COLL_REDUCE, .fn = hyt_reduce_composition,
+    {.name = "composition", .family = HYT_FAM_COMPOSITION, .prior = HYT_PRIOR_INNER,
+     .coll = HYT_COLL_REDUCE, .fn = hyt_reduce_composition,
      .scratch = hyt_need_reduce_composition,
      .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION,
      .desc = "intra-node reduce, reduce among node leaders, forward to the root"},
-    {.name = "composition", .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_composition,
+    {.name = "composition", .family = HYT_FAM_COMPOSITION, .prior = HYT_PRIOR_INNER,
+     .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_composition,
      .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION | HYT_ALG_NODE_CONSECUTIVE,
      .desc = "intra-node gather, allgather of node blocks among leaders, intra-node bcast"},
 };
@@ -151,6 +185,19 @@ const hyt_alg_t *hyt_alg_find(hyt_coll_t c, const char *name)
         if (hyt_algs[i].coll == c && strcmp(hyt_algs[i].name, name) == 0)
             return &hyt_algs[i];
     return NULL;
+}
+
+const hyt_alg_t *hyt_alg_find_family(hyt_coll_t c, hyt_family_t f)
+{
+    for (int i = 0; i < hyt_nalgs; i++)
+        if (hyt_algs[i].coll == c && hyt_algs[i].family == f)
+            return &hyt_algs[i];
+    return NULL;
+}
+
+int hyt_alg_one_round_k(const hyt_alg_t *alg, int p)
+{
+    return alg->k_one_round == HYT_K_P ? p : alg->k_one_round;
 }
 
 const hyt_alg_t *hyt_alg_native(hyt_coll_t c)

@@ -198,12 +198,12 @@ static void cand_radix(hyt_comm_t *ctx, const hyt_key_t *key, cand_t *c, int k, 
     /* when the table gave the start, the prior is the search's hint */
     if (strcmp(c->from, "table") == 0)
         c->k_hint = prior > c->k_max ? c->k_max : prior;
-    /* k-nomial and recursive multiplying finish in one round at k = p, a
-     * regime the doubling climb may not reach behind a plateau of
-     * two-round radixes (probe.c measures it then); not when
-     * HYTUNE_PROBE_K_MAX cut the range below p */
-    if ((strcmp(c->alg->name, "knomial") == 0 || strcmp(c->alg->name, "recmult") == 0) &&
-        c->k_max >= ctx->size)
+    /* a row with a one-round radix (k-nomial and recursive multiplying:
+     * k = p) finishes in one round there, a regime the doubling climb may
+     * not reach behind a plateau of two-round radixes (probe.c measures it
+     * then); not when HYTUNE_PROBE_K_MAX cut the range below it */
+    int k_one = hyt_alg_one_round_k(c->alg, ctx->size);
+    if (k_one > 0 && c->k_max >= k_one)
         c->k_round = c->k_max;
 }
 

@@ -199,6 +199,35 @@ enum {
 /* The largest k any table, override or probe may name. */
 #define HYT_K_LIMIT 65536
 
+/* The schedule family of a row: rows of one family share a name and a
+ * shape (a k-nomial tree, a recursive-multiplying exchange ...) across
+ * collectives. */
+typedef enum {
+    HYT_FAM_NATIVE,       /* the MPI library's own selection */
+    HYT_FAM_KNOMIAL,
+    HYT_FAM_RECMULT,
+    HYT_FAM_KRING,
+    HYT_FAM_RABENSEIFNER,
+    HYT_FAM_KBRUCK,
+    HYT_FAM_PAIRWISE,
+    HYT_FAM_RECHALVING,
+    HYT_FAM_DISSEMINATION,
+    HYT_FAM_RING,
+    HYT_FAM_SCATTERED,
+    HYT_FAM_RECDOUBLING,
+    HYT_FAM_COMPOSITION,
+} hyt_family_t;
+
+/* How topology/prior.c picks the starting radix of a row. */
+typedef enum {
+    HYT_PRIOR_NONE,       /* no radix */
+    HYT_PRIOR_TREE,       /* alpha-beta model of a k-ary tree */
+    HYT_PRIOR_EXCHANGE,   /* alpha-beta model of a k-port exchange */
+    HYT_PRIOR_PPN,        /* processes per node */
+    HYT_PRIOR_PORTS,      /* smallest power of two >= network ports per node */
+    HYT_PRIOR_INNER,      /* the prior of the k-nomial row over the node leaders */
+} hyt_prior_t;
+
 typedef struct hyt_alg {
     const char *name;   /* readable, unique per collective: "knomial", "recmult" */
     hyt_coll_t coll;
@@ -206,6 +235,11 @@ typedef struct hyt_alg {
     hyt_scratch_fn scratch; /* NULL: no scratch beyond a few bytes */
     int k_min, k_max;   /* 0,0: no radix; k_max may be HYT_K_P */
     unsigned flags;     /* HYT_ALG_* restrictions */
+    hyt_family_t family;
+    hyt_prior_t prior;
+    int k_one_round;    /* the radix from which the schedule is one round
+                         * (HYT_K_P: the communicator size), for online
+                         * probing to measure; 0: none given */
     const char *desc;   /* one line */
 } hyt_alg_t;
 
@@ -213,6 +247,10 @@ extern const hyt_alg_t hyt_algs[];
 extern const int hyt_nalgs;
 
 const hyt_alg_t *hyt_alg_find(hyt_coll_t c, const char *name);
+/* The row of family f for collective c, NULL if none. */
+const hyt_alg_t *hyt_alg_find_family(hyt_coll_t c, hyt_family_t f);
+/* The radix from which alg's schedule is one round on p ranks, 0 if none. */
+int hyt_alg_one_round_k(const hyt_alg_t *alg, int p);
 const hyt_alg_t *hyt_alg_native(hyt_coll_t c);
 int hyt_alg_has_radix(const hyt_alg_t *alg);
 /* Largest useful k for this algorithm on a communicator of size p. */

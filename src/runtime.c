@@ -109,7 +109,7 @@ static int alg_use(const hyt_alg_t *alg)
 {
     if (!alg || (alg->flags & HYT_ALG_NATIVE))
         return 0;
-    return USES_KERNELS | (strcmp(alg->name, "composition") ? 0 : USES_COMPOSITION);
+    return USES_KERNELS | (alg->flags & HYT_ALG_COMPOSITION ? USES_COMPOSITION : 0);
 }
 
 static int uses(const hyt_comm_t *ctx, int hybrid)

@@ -21,7 +21,7 @@ void *hyt_compose_tmp(hyt_comm_t *ctx, int count, MPI_Datatype type)
 
 int hyt_compose_inner(hyt_args_t *inner, int k)
 {
-    const hyt_alg_t *alg = k > 0 ? hyt_alg_find(inner->coll, "knomial") : NULL;
+    const hyt_alg_t *alg = k > 0 ? hyt_alg_find_family(inner->coll, HYT_FAM_KNOMIAL) : NULL;
     if (!alg || !hyt_alg_has_radix(alg))
         return hyt_pmpi_call(inner);
     inner->ctx = NULL; /* the leaders' own context */

@@ -15,11 +15,10 @@
  *                (partial trees and rounds balance worst there).
  *   composition  the prior of its inner inter-node step (k-nomial over the
  *                node leaders).
+ * Each registry row names its prior (hyt_alg_t.prior).
  * Everything is a pure function of the communicator shape and the size, so
  * every rank computes the same k without communicating. */
 #include "topology/topology.h"
-
-#include <string.h>
 
 /* Model constants (microseconds, microseconds per byte): a 10 GB/s network
  * with 1.5 us latency and 10 ns per extra message injected back to back
@@ -139,23 +138,28 @@ int hyt_topo_prior_k_shape(const hyt_alg_t *alg, const hyt_topo_shape_t *s, size
     if (!hyt_alg_has_radix(alg))
         return 0;
     int p = s->p > 0 ? s->p : 1;
-    if (strcmp(alg->name, "kring") == 0)
+    switch (alg->prior) {
+    case HYT_PRIOR_PPN:
         return clamp_k(alg, s->ppn, p);
-    if (strcmp(alg->name, "recmult") == 0) {
+    case HYT_PRIOR_PORTS: {
         int k = 2;
         while (k < s->ports)
             k *= 2;
         return clamp_k(alg, k, p);
     }
-    if (strcmp(alg->name, "composition") == 0) {
+    case HYT_PRIOR_INNER: {
         /* the radix goes to the inter-node step over one leader per node */
-        const hyt_alg_t *inner = hyt_alg_find(alg->coll, "knomial");
+        const hyt_alg_t *inner = hyt_alg_find_family(alg->coll, HYT_FAM_KNOMIAL);
         hyt_topo_shape_t leaders = {s->nodes, s->nodes, 1, s->ports};
         int k = inner ? hyt_topo_prior_k_shape(inner, &leaders, bytes) : 2;
         return clamp_k(alg, k, s->nodes > 0 ? s->nodes : 1);
     }
-    /* knomial kernels are trees; kbruck and any other radix exchange */
-    return prior_model(alg, p, bytes, strcmp(alg->name, "knomial") == 0);
+    case HYT_PRIOR_TREE:
+    case HYT_PRIOR_NONE: /* a radix row without a prior of its own: an exchange */
+    case HYT_PRIOR_EXCHANGE:
+        break;
+    }
+    return prior_model(alg, p, bytes, alg->prior == HYT_PRIOR_TREE);
 }
 
 int hyt_topo_prior_k(const hyt_alg_t *alg, const hyt_comm_t *ctx, size_t bytes)

@@ -57,6 +57,27 @@ static void test_rows(void)
               "%s %s: needs a commutative op but takes no op", cn, a->name);
         CHECK(!(a->flags & HYT_ALG_NATIVE) || !hyt_alg_has_radix(a),
               "%s %s: HYT_ALG_NATIVE rows take no radix (dispatch relies on it)", cn, a->name);
+        /* the fields code reads instead of names: one family, one name */
+        for (int j = 0; j < i; j++)
+            CHECK((hyt_algs[j].family == a->family) == !strcmp(hyt_algs[j].name, a->name),
+                  "rows %d %s and %d %s: family and name disagree", j, hyt_algs[j].name, i,
+                  a->name);
+        CHECK(hyt_alg_find_family(a->coll, a->family) == a, "%s %s: family not unique", cn,
+              a->name);
+        CHECK((a->family == HYT_FAM_NATIVE) == !!(a->flags & HYT_ALG_NATIVE),
+              "%s %s: native family and flag disagree", cn, a->name);
+        CHECK((a->family == HYT_FAM_COMPOSITION) == !!(a->flags & HYT_ALG_COMPOSITION),
+              "%s %s: composition family and flag disagree", cn, a->name);
+        CHECK((a->prior != HYT_PRIOR_NONE) == hyt_alg_has_radix(a),
+              "%s %s: a prior exactly when there is a radix", cn, a->name);
+        CHECK(a->prior != HYT_PRIOR_INNER ||
+                  hyt_alg_has_radix(hyt_alg_find_family(a->coll, HYT_FAM_KNOMIAL)),
+              "%s %s: inner prior without a k-nomial row", cn, a->name);
+        CHECK(!a->k_one_round || hyt_alg_has_radix(a), "%s %s: one-round k without a radix",
+              cn, a->name);
+        CHECK(hyt_alg_one_round_k(a, 37) ==
+                  (a->family == HYT_FAM_KNOMIAL || a->family == HYT_FAM_RECMULT ? 37 : 0),
+              "%s %s: one-round k %d at p=37", cn, a->name, hyt_alg_one_round_k(a, 37));
         const hyt_alg_t *p = NULL;
         int k = -1;
         char err[600];

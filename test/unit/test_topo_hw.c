@@ -90,7 +90,7 @@ static void xml(void)
     CHECK(hw.val[HYT_HW_GPUS] == 1, "one GPU seen twice: gpus %d", hw.val[HYT_HW_GPUS]);
     /* ports feed the recursive-multiplying prior: 2 ports -> k = 2 */
     hyt_alg_t recmult = {.name = "recmult", .coll = HYT_COLL_ALLREDUCE, .k_min = 2,
-                         .k_max = HYT_K_P};
+                         .k_max = HYT_K_P, .prior = HYT_PRIOR_PORTS};
     hyt_topo_shape_t s = {64, 8, 8, hw.val[HYT_HW_PORTS]};
     CHECK(hyt_topo_prior_k_shape(&recmult, &s, 8) == 2, "recmult prior from XML ports");
 }

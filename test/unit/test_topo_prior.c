@@ -52,9 +52,9 @@ static void all_rows(void)
 static void kring_recmult(void)
 {
     hyt_alg_t kring = {.name = "kring", .coll = HYT_COLL_ALLGATHER, .k_min = 1,
-                       .k_max = HYT_K_P};
+                       .k_max = HYT_K_P, .prior = HYT_PRIOR_PPN};
     hyt_alg_t recmult = {.name = "recmult", .coll = HYT_COLL_ALLREDUCE, .k_min = 2,
-                         .k_max = HYT_K_P};
+                         .k_max = HYT_K_P, .prior = HYT_PRIOR_PORTS};
     for (size_t pi = 0; pi < N(ps); pi++)
         for (size_t qi = 0; qi < N(ppns); qi++) {
             int p = ps[pi], ppn = ppns[qi] < p ? ppns[qi] : p;
@@ -75,7 +75,8 @@ static void kring_recmult(void)
 
 static void knomial_sizes(hyt_coll_t c)
 {
-    hyt_alg_t kn = {.name = "knomial", .coll = c, .k_min = 2, .k_max = HYT_K_P};
+    hyt_alg_t kn = {.name = "knomial", .coll = c, .k_min = 2, .k_max = HYT_K_P,
+                    .prior = HYT_PRIOR_TREE};
     for (size_t pi = 0; pi < N(ps); pi++) {
         int p = ps[pi], prev = p + 1;
         hyt_topo_shape_t s = {p, p, 1, 1};
@@ -139,7 +140,8 @@ static void model(void)
     ctx.size = 64;
     ctx.nodes = 8;
     ctx.ppn = ctx.ppn_min = 8;
-    hyt_alg_t kring = {.name = "kring", .coll = HYT_COLL_BCAST, .k_min = 1, .k_max = HYT_K_P};
+    hyt_alg_t kring = {.name = "kring", .coll = HYT_COLL_BCAST, .k_min = 1, .k_max = HYT_K_P,
+                       .prior = HYT_PRIOR_PPN};
     CHECK(hyt_topo_prior_k(&kring, &ctx, 100) == 8, "prior from a context: kring = ppn 8");
 }
 
