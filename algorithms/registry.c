@@ -275,19 +275,19 @@ int hyt_alg_parse(hyt_coll_t c, const char *spec, const hyt_alg_t **alg, int *k,
     return 0;
 }
 
-const char *hyt_alg_unsupported_reason(const hyt_alg_t *alg, const hyt_args_t *a)
+hyt_fallback_t hyt_alg_check(const hyt_alg_t *alg, const hyt_args_t *a)
 {
     unsigned f = alg->flags;
     if (f & HYT_ALG_NATIVE)
-        return NULL;
+        return HYT_FB_NONE;
     if ((f & HYT_ALG_NEEDS_COMMUTATIVE) && hyt_coll_has_op(a->coll) &&
         !hyt_op_is_commutative(a->op))
-        return hyt_fallback_name(HYT_FB_NONCOMMUTATIVE);
+        return HYT_FB_NONCOMMUTATIVE;
     if ((f & HYT_ALG_NO_INPLACE) && a->sbuf == MPI_IN_PLACE)
-        return hyt_fallback_name(HYT_FB_INPLACE);
+        return HYT_FB_INPLACE;
     if ((f & HYT_ALG_NODE_CONSECUTIVE) && !a->ctx->node_consecutive)
-        return hyt_fallback_name(HYT_FB_LAYOUT);
-    return NULL;
+        return HYT_FB_LAYOUT;
+    return HYT_FB_NONE;
 }
 
 int hyt_coll_tunable(hyt_coll_t c)

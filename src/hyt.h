@@ -180,6 +180,20 @@ typedef int (*hyt_alg_fn)(const hyt_args_t *a, int k);
  * call, 1 when they depend on this rank's own arguments. */
 typedef int (*hyt_scratch_fn)(const hyt_args_t *a, int k, size_t need[2]);
 
+/* Why a call went to PMPI instead of its algorithm (counted in the
+ * statistics under hyt_fallback_name). */
+typedef enum {
+    HYT_FB_NONE = 0,
+    HYT_FB_INTERCOMM,     /* intercommunicator */
+    HYT_FB_NONCOMMUTATIVE,/* op not commutative for a reordering algorithm */
+    HYT_FB_INPLACE,       /* algorithm cannot run in place */
+    HYT_FB_LAYOUT,        /* rank layout the algorithm needs is not there */
+    HYT_FB_ALGORITHM,     /* the algorithm declined the call (HYT_UNSUPPORTED) */
+    HYT_FB_SCRATCH,       /* its scratch exceeds HYTUNE_SCRATCH_MAX or some rank lacks it */
+    HYT_NFB
+} hyt_fallback_t;
+const char *hyt_fallback_name(hyt_fallback_t f);
+
 enum {
     HYT_ALG_NEEDS_COMMUTATIVE = 1u << 0, /* reorders operands: needs a commutative op */
     HYT_ALG_NO_INPLACE = 1u << 1,        /* cannot take MPI_IN_PLACE */
@@ -259,8 +273,9 @@ int hyt_alg_k_max(const hyt_alg_t *alg, int p);
  * message in err (which names the valid choices). */
 int hyt_alg_parse(hyt_coll_t c, const char *spec, const hyt_alg_t **alg, int *k,
                   char *err, size_t errlen);
-/* Why this call cannot run alg (NULL if it can).  Same answer on every rank. */
-const char *hyt_alg_unsupported_reason(const hyt_alg_t *alg, const hyt_args_t *a);
+/* Why this call cannot run alg (HYT_FB_NONE if it can).  Same answer on
+ * every rank. */
+hyt_fallback_t hyt_alg_check(const hyt_alg_t *alg, const hyt_args_t *a);
 /* The scratch alg needs at radix k for call a (its .scratch, every area at
  * least 64 bytes; algorithms/scratch.c); returns what .scratch returns. */
 int hyt_alg_scratch(const hyt_args_t *a, const hyt_alg_t *alg, int k, size_t need[2]);
@@ -391,19 +406,6 @@ static inline int hyt_bucket(size_t bytes)
 {
     return bytes == 0 ? 0 : 64 - __builtin_clzll((unsigned long long)bytes);
 }
-
-typedef enum {
-    HYT_FB_NONE = 0,
-    HYT_FB_INTERCOMM,     /* intercommunicator */
-    HYT_FB_NONCOMMUTATIVE,/* op not commutative for a reordering algorithm */
-    HYT_FB_INPLACE,       /* algorithm cannot run in place */
-    HYT_FB_LAYOUT,        /* rank layout the algorithm needs is not there */
-    HYT_FB_ALGORITHM,     /* the algorithm declined the call (HYT_UNSUPPORTED) */
-    HYT_FB_SCRATCH,       /* its scratch exceeds HYTUNE_SCRATCH_MAX or some rank lacks it */
-    HYT_NFB
-} hyt_fallback_t;
-const char *hyt_fallback_name(hyt_fallback_t f);
-hyt_fallback_t hyt_fallback_from_reason(const char *reason);
 
 struct hyt_online_key; /* owned by online/ */
 

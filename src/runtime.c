@@ -408,9 +408,8 @@ static int run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *f
     } else if (alg->flags & HYT_ALG_NATIVE) {
         rc = hyt_pmpi_call(a);
     } else {
-        const char *reason = hyt_alg_unsupported_reason(alg, a);
-        if (reason) {
-            why = hyt_fallback_from_reason(reason);
+        why = hyt_alg_check(alg, a);
+        if (why != HYT_FB_NONE) {
             rc = hyt_pmpi_call(a);
         } else if (HYT_UNLIKELY(hyt_comm_priv(a->ctx) == MPI_COMM_NULL)) {
             /* kernels talk only on the private duplicate (algorithms/p2p.h);

@@ -74,14 +74,6 @@ const char *hyt_fallback_name(hyt_fallback_t f)
     return (unsigned)f < HYT_NFB ? fb_names[f] : "?";
 }
 
-hyt_fallback_t hyt_fallback_from_reason(const char *reason)
-{
-    for (int f = 1; f < HYT_NFB; f++)
-        if (reason == fb_names[f] || strcmp(reason, fb_names[f]) == 0)
-            return (hyt_fallback_t)f;
-    return HYT_FB_ALGORITHM;
-}
-
 int hyt_parse_bytes(const char *s, uint64_t *out)
 {
     char *end;
