@@ -170,7 +170,8 @@ stats_choices() {
         if (extra != "" && extra !~ /\]$/) extra = extra "]"
         out = out (out == "" ? "" : "; ") key extra
     }
-    /^   [a-z_]+ +[0-9]+(-[0-9]+)? B / { flush(); key = $1 " " $2 "B: " $NF; extra = ""; next }
+    /^   [a-z_]+ +[0-9]+(-[0-9]+)? B / { flush(); alg = $7; for (i = 8; i <= NF; i++) alg = alg " " $i
+        key = $1 " " $2 "B: " alg; extra = ""; next }
     /online .*start k=/ { if (match($0, /start k=[0-9]+/)) extra = " [" substr($0, RSTART, RLENGTH) }
     /settled k=/ { if (match($0, /settled k=[0-9]+/)) extra = extra (extra == "" ? " [" : ", ") substr($0, RSTART, RLENGTH) "]" }
     END { flush(); print (out == "" ? "-" : out) }' "$1"

@@ -87,7 +87,9 @@ static const char *passed_reason(const hyt_comm_t *ctx, const hyt_key_t *key)
         return "no hytune algorithm";
     if (ctx->forced[key->coll])
         return "forced native";
-    if (key->online) /* hybrid mode measured or chose it among a shortlist */
+    hyt_online_info_t info; /* hybrid mode measured it while choosing, or chose it */
+    if (key->online && hyt_online_key_info(key, &info) == 0 &&
+        (info.choices > 0 || info.choosing_calls > 0))
         return "online choice";
     if (ctx->rules[key->coll])
         return "table rule native";

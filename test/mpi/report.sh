@@ -20,17 +20,25 @@ N=20
 H=$B/bin/hytune
 TABLE=$PWD/test/smpi/online_table.json
 fail_logs="$d/out"
+prog="$B/test/mpi/test_online_mpi $N"
 run() { # OUT VAR=VALUE...
     out=$1
     shift
     # shellcheck disable=SC2086 # MPIEXEC may carry options
-    env "$@" HYTUNE_STATS="$d/$out" timeout 120 $MPIEXEC -n 2 "$B/test/mpi/test_online_mpi" $N \
+    env "$@" HYTUNE_STATS="$d/$out" timeout 120 $MPIEXEC -n 2 $prog \
         >"$d/out" 2>&1 || fail "the run for $out failed (exit $?)"
     [ -s "$d/$out.json" ] || fail "no $out.json"
 }
 run a HYTUNE_MODE=offline
 run b HYTUNE_MODE=offline HYTUNE_TABLE="$TABLE" HYTUNE_FORCE_BCAST=knomial:3
 run c HYTUNE_MODE=hybrid HYTUNE_TABLE="$TABLE"
+# hybrid mode with a table whose rule keeps MPI's own algorithm, with a
+# shortlist, on calls too few to start a choice: the native calls are the
+# table's, not an online choice
+printf '%s\n' '{"format": 2, "platform": {"nodes": 1, "ppn": 2},' \
+    ' "collectives": {"allreduce": [{"rules": [{"algorithm": "native",' \
+    '  "shortlist": [{"algorithm": "recmult", "k": 2}]}]}]}}' >"$d/native.json"
+prog=$B/test/mpi/test_core_pass run d HYTUNE_MODE=hybrid HYTUNE_TABLE="$d/native.json"
 
 # sum of a numeric field per call in a statistics JSON (json-c's pretty layout:
 # "call" comes before the key's other fields)
@@ -42,6 +50,10 @@ json_sum() { # FILE FIELD CALL
 }
 
 # ---- one file ----
+"$H" report "$d/d.json" --csv >"$d/csv" 2>"$d/out" || fail "--csv of d.json failed"
+awk -F, '$8 == "MPI_Allreduce" { n++; if ($23 != "table rule native") bad = 1 } END { exit bad || !n }' \
+    "$d/csv" || fail "d: hybrid mode's native Allreduce calls not reported as 'table rule native': $(grep MPI_Allreduce "$d/csv")"
+
 "$H" report "$d/b.json" >"$d/out" 2>&1 || fail "report b.json failed"
 cat "$d/out"
 grep -q '^Where the collective time went' "$d/out" || fail "no time section"
