@@ -6,7 +6,7 @@
 #
 # 1. tuning: `hytune-smpi tune` when this build has a working tuner (its
 #    `tune --help` exits 0 under smpirun and it writes a table within
-#    DEMO_TUNE_WALL seconds, default 420); otherwise an
+#    DEMO_TUNE_WALL seconds, default 900); otherwise an
 #    oracle table from an exhaustive sweep of the registry (bench/eval_oracle.sh),
 #    restricted to the sizes the applications use, and labelled as such;
 # 2. the proxy applications (bench/apps/) under MPICH's selection, hytune
@@ -67,7 +67,7 @@ if [ -x "$B/bin/hytune-smpi" ] &&
     progress "demo: tuning with hytune-smpi tune on $tnodes of the $nodes nodes x $ppn ppn (--shapes job)"
     # --timeout is the tuner's benchmark budget in simulated seconds; the
     # wall-clock limit keeps the demo within its minutes if tuning is slow.
-    if SMPI_EXTRA=--cfg=smpi/coll-selector:mpich timeout "${DEMO_TUNE_WALL:-420}" sh -c \
+    if SMPI_EXTRA=--cfg=smpi/coll-selector:mpich timeout "${DEMO_TUNE_WALL:-900}" sh -c \
         '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$HYT_TOP" - "$((tnodes * ppn))" "$plat" \
         "$out/tune-hostfile" "$B/bin/hytune-smpi" tune --coll allreduce,allgather,alltoall,bcast,reduce \
         --shapes job --batch 16 --max-bytes 512K --timeout "${DEMO_TUNE_BUDGET:-2}" -o "$table" \
