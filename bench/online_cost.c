@@ -89,6 +89,9 @@ static double loop_plain(hyt_key_t *key, long n)
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 100000000L;
+    /* the online component reads MPI's clock: MPI itself, without hytune's
+     * MPI_Init (this program drives the component by hand) */
+    PMPI_Init(&argc, &argv);
     hyt_cfg.mode = HYT_MODE_HYBRID;
     hyt_cfg.drift_interval = 1000;
     hyt_comm_t ctx;
@@ -113,6 +116,7 @@ int main(int argc, char **argv)
     }
     if (!settled) {
         fprintf(stderr, "online_cost: key did not settle\n");
+        PMPI_Finalize();
         return 1;
     }
     ctx.size = 1;
@@ -129,5 +133,6 @@ int main(int argc, char **argv)
            "empty hook (settled key, drift check every %ld calls)\n",
            online - (plain < plain2 ? plain : plain2), online - empty, hyt_cfg.drift_interval);
     hyt_online_key_free(&key);
+    PMPI_Finalize();
     return 0;
 }
