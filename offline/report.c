@@ -39,6 +39,11 @@ typedef struct rkey {
     const char *state;
     long long probing_calls, probes, settled_k; /* settled_k -1: none */
     double overhead_us;
+    /* the online choice among a shortlist (ncand 0: none) */
+    int ncand;
+    json_object *cands;       /* the "candidates" array, checked */
+    const char *cand_from, *chosen;
+    long long choosing_calls, choices, switches;
 } rkey_t;
 
 typedef struct rfile {
@@ -135,6 +140,50 @@ static int get_num(json_object *o, const char *name, double *v, jerr_t *e, const
     return 0;
 }
 
+/* A nullable number: v = -1 when null. */
+static int get_opt_num(json_object *o, const char *name, double *v, jerr_t *e, const char *at)
+{
+    json_object *j;
+    if (get_field(o, name, json_type_double, 1, &j, e, at))
+        return -1;
+    *v = j ? json_object_get_double(j) : -1;
+    return 0;
+}
+
+/* The online choice of a key with a shortlist (absent: none). */
+static int load_choice(json_object *on, rkey_t *k, jerr_t *e, const char *w)
+{
+    json_object *cs;
+    if (get_field(on, "candidates", json_type_array, 1, &cs, e, w))
+        return -1;
+    if (!cs)
+        return 0;
+    if (get_str(on, "shortlist_from", 0, &k->cand_from, e, w) ||
+        get_str(on, "chosen_algorithm", 1, &k->chosen, e, w) ||
+        get_ll(on, "choosing_calls", 0, &k->choosing_calls, e, w) ||
+        get_ll(on, "choices", 0, &k->choices, e, w) ||
+        get_ll(on, "switches", 0, &k->switches, e, w))
+        return -1;
+    size_t n = json_object_array_length(cs);
+    for (size_t i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(cs, i);
+        char at[224];
+        snprintf(at, sizeof at, "%scandidates[%zu].", w, i);
+        const char *s;
+        int kk;
+        double t;
+        if (!json_object_is_type(c, json_type_object))
+            return fail(e, at, "expected an object");
+        if (get_str(c, "algorithm", 0, &s, e, at) || get_int(c, "k", 0, INT32_MAX, &kk, e, at) ||
+            get_str(c, "status", 0, &s, e, at) || get_opt_num(c, "time_us", &t, e, at) ||
+            get_opt_num(c, "predicted_us", &t, e, at))
+            return -1;
+    }
+    k->cands = cs;
+    k->ncand = (int)n;
+    return 0;
+}
+
 static int load_online(json_object *on, rkey_t *k, jerr_t *e, const char *at)
 {
     char w[160];
@@ -149,7 +198,7 @@ static int load_online(json_object *on, rkey_t *k, jerr_t *e, const char *at)
     k->online = 1;
     k->probes = (long long)json_object_array_length(probes);
     k->settled_k = settled ? json_object_get_int(settled) : -1;
-    return 0;
+    return load_choice(on, k, e, w);
 }
 
 static int load_key(json_object *o, rkey_t *k, jerr_t *e, const char *at)
@@ -528,6 +577,62 @@ static void print_probing(const rfile_t *f)
     double total = total_time(f);
     printf("  total: %lld keys probed, %lld probing calls, overhead %.3f us (%.2f%% of the "
            "collective time)\n", keys, calls, over, total > 0 ? over * 1e-4 / total : 0.0);
+}
+
+/* Per key with a shortlist: each candidate's measured window time (or why
+ * it has none), the winner, the calls spent choosing, the switches. */
+static void print_online_choice(const rfile_t *f)
+{
+    int keys = 0;
+    long long calls = 0;
+    for (int i = 0; i < f->nkeys; i++)
+        if (f->keys[i].ncand) {
+            keys++;
+            calls += f->keys[i].choosing_calls;
+        }
+    if (!keys)
+        return;
+    printf("\nOnline algorithm choice (per key with a shortlist; * the winner; us: the "
+           "candidate's agreed window time)\n");
+    for (int i = 0; i < f->nkeys; i++) {
+        const rkey_t *k = &f->keys[i];
+        if (!k->ncand)
+            continue;
+        char size[48];
+        bucket_label(k->bucket, size, sizeof size);
+        printf("  comm #%lld %s %s: chosen %s, %lld calls choosing, %lld choices, "
+               "%lld switches (%s shortlist)\n", k->comm_id, k->call, size,
+               k->chosen ? k->chosen : "none yet", k->choosing_calls, k->choices, k->switches,
+               k->cand_from);
+        for (int j = 0; j < k->ncand; j++) {
+            json_object *c = json_object_array_get_idx(k->cands, (size_t)j), *v;
+            const char *alg = "", *st = "";
+            double t = -1, pred = -1;
+            if (json_object_object_get_ex(c, "algorithm", &v))
+                alg = json_object_get_string(v);
+            if (json_object_object_get_ex(c, "status", &v))
+                st = json_object_get_string(v);
+            if (json_object_object_get_ex(c, "time_us", &v) && v)
+                t = json_object_get_double(v);
+            if (json_object_object_get_ex(c, "predicted_us", &v) && v)
+                pred = json_object_get_double(v);
+            int kk = json_object_object_get_ex(c, "k", &v) ? json_object_get_int(v) : 0;
+            char name[96], tt[32];
+            snprintf(name, sizeof name, "%s%s", k->chosen && !strcmp(alg, k->chosen) ? "*" : " ",
+                     alg);
+            if (kk > 0)
+                snprintf(name + strlen(name), sizeof name - strlen(name), ":k=%d", kk);
+            if (t >= 0)
+                snprintf(tt, sizeof tt, "%.2f us", t);
+            else
+                snprintf(tt, sizeof tt, "%s", st);
+            if (pred >= 0)
+                printf("    %-24s %-14s predicted %.2f us\n", name, tt, pred);
+            else
+                printf("    %-24s %s\n", name, tt);
+        }
+    }
+    printf("  total: %d keys chose online, %lld calls choosing\n", keys, calls);
 }
 
 /* ---- several files ---- */
@@ -1092,6 +1197,7 @@ int hyt_report_main(int argc, char **argv)
             print_keys(&files[0]);
             print_choices(&files[0]);
             print_probing(&files[0]);
+            print_online_choice(&files[0]);
         } else {
             print_compare(files, nf);
         }

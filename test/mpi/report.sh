@@ -81,6 +81,66 @@ grep -Eq "^  total: [1-9][0-9]* keys probed, $probes probing calls" "$d/out" ||
     fail "c: the probing total is not the JSON's $probes"
 grep -Eq '^ +MPI_Allreduce .* online$' "$d/out" || fail "c: Allreduce not shown as online"
 
+# hybrid mode choosing among shortlists of algorithms with a radix (the
+# program checks each key settles on a k), hot after 4 calls so the choice
+# ends within the N calls: the report's online choice section against the
+# JSON: per key the winner, the calls choosing, the choices and switches,
+# each candidate's window time or status, the predictions
+printf '%s\n' '{"format": 2, "platform": {"nodes": 1, "ppn": 2}, "collectives": {' \
+    ' "allreduce": [{"rules": [{"bytes_max": 64, "algorithm": "knomial", "k": 2,' \
+    '   "shortlist": [{"algorithm": "recmult", "k": 2}, {"algorithm": "kring", "k": 1}]},' \
+    '  {"algorithm": "recmult", "k": 2, "predicted_us": 50, "spread_us": 5,' \
+    '   "shortlist": [{"algorithm": "knomial", "k": 2, "predicted_us": 60, "spread_us": 20},' \
+    '                 {"algorithm": "kring", "k": 1, "predicted_us": 400, "spread_us": 1}]}]}],' \
+    ' "bcast": [{"rules": [{"algorithm": "knomial", "k": 2,' \
+    '   "shortlist": [{"algorithm": "kring", "k": 2}]}]}],' \
+    ' "allgather": [{"rules": [{"algorithm": "recmult", "k": 2,' \
+    '   "shortlist": [{"algorithm": "kring", "k": 1}, {"algorithm": "knomial", "k": 2}]}]}],' \
+    ' "reduce": [{"rules": [{"algorithm": "knomial", "k": 2}]}]}}' >"$d/choose.json"
+run e HYTUNE_MODE=hybrid HYTUNE_HOT_CALLS=4 HYTUNE_TABLE="$d/choose.json"
+"$H" report "$d/e.json" >"$d/out" 2>&1 || fail "report e.json failed"
+sed -n '/^Online algorithm choice/,$p' "$d/out"
+python3 - "$d/e.json" "$d/out" <<'PY' || fail "e: the online choice section does not match e.json"
+import json, sys
+stats = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().split("\n")
+sect = lines[lines.index(next(l for l in lines if l.startswith("Online algorithm choice"))):]
+want, calls, keys = [], 0, 0
+for c in stats["communicators"]:
+    for k in c["keys"]:
+        on = k.get("online") or {}
+        if "candidates" not in on:
+            continue
+        keys += 1
+        calls += on["choosing_calls"]
+        b = k["bucket"]
+        lo, hi = 1 << (b - 1), 1 << b
+        def h(n):
+            u = 0
+            while n >= 1024 and n % 1024 == 0:
+                n //= 1024; u += 1
+            return "%d%s" % (n, ["B", "KiB", "MiB", "GiB"][u])
+        size = "%dB" % b if b <= 1 else "%s-%s" % (h(lo), h(hi))
+        want.append("  comm #%d %s %s: chosen %s, %d calls choosing, %d choices, %d switches (%s shortlist)"
+                    % (c["id"], k["call"], size, on["chosen_algorithm"] or "none yet",
+                       on["choosing_calls"], on["choices"], on["switches"], on["shortlist_from"]))
+        for x in on["candidates"]:
+            name = ("*" if x["algorithm"] == on["chosen_algorithm"] else " ") + x["algorithm"]
+            if x["k"] > 0:
+                name += ":k=%d" % x["k"]
+            t = "%.2f us" % x["time_us"] if x["time_us"] is not None else x["status"]
+            p = "predicted %.2f us" % x["predicted_us"] if x["predicted_us"] is not None else ""
+            want.append(("    %-24s %-14s %s" % (name, t, p)).rstrip())
+want.append("  total: %d keys chose online, %d calls choosing" % (keys, calls))
+got = sect[1:1 + len(want)]
+bad = [(w, g) for w, g in zip(want, got) if w != g]
+if keys != 4 or bad or len(got) != len(want):
+    print("want:", *want, "got:", *got, sep="\n")
+    sys.exit(1)
+PY
+"$H" report "$d/c.json" >"$d/out" 2>&1 || fail "report c.json failed"
+! grep -q '^Online algorithm choice' "$d/out" || fail "c: an online choice section without shortlists"
+
 # ---- comparison ----
 "$H" report "$d/a.json" "$d/b.json" >"$d/out" 2>&1 || fail "report a.json b.json failed"
 cat "$d/out"
@@ -141,6 +201,19 @@ sed 's/"format":2,/"format":1,/' "$d/a.json" >"$d/f1.json"
 bad "format 1" "$d/f1.json is a hytune statistics file of format 1; this hytune reads format 2" "$d/f1.json"
 sed '0,/"time_s":/s/"time_s":[^,]*/"time_s":"x"/' "$d/a.json" >"$d/type.json"
 bad "a string time" "$d/type.json: communicators[0].keys[0].time_s: expected a number" "$d/type.json"
+path=$(python3 - "$d/e.json" "$d/ctype.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for ci, c in enumerate(s["communicators"]):
+    for ki, k in enumerate(c["keys"]):
+        if "candidates" in (k.get("online") or {}):
+            k["online"]["candidates"][0]["time_us"] = "x"
+            json.dump(s, open(sys.argv[2], "w"))
+            print("communicators[%d].keys[%d].online.candidates[0].time_us" % (ci, ki))
+            sys.exit(0)
+PY
+) || fail "e.json has no candidate to spoil"
+bad "a string candidate time" "$d/ctype.json: $path: expected a number" "$d/ctype.json"
 mkfifo "$d/fifo"
 bad "a FIFO" "cannot read $d/fifo (a FIFO, not a regular file)" "$d/fifo"
 bad "a missing file" "cannot read $d/none.json (No such file or directory)" "$d/none.json"
