@@ -8,50 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Algorithm names MPICH 4.x uses in its *_INTRA_ALGORITHM descriptions.  The
- * description joins "name - text" items without separators ("...Binomial
- * Treenb   - Force..."), so a name is the longest known word ending where the
- * padding before " - " starts; an unknown name makes the variable unusable
- * (nothing is guessed). */
-static const char *const known[] = {
-    "auto", "nb", "smp", "binomial", "scatter_recursive_doubling_allgather",
-    "scatter_ring_allgather", "pipelined_tree", "tree", "recursive_doubling",
-    "reduce_scatter_allgather", "k_reduce_scatter_allgather", "ring", "recexch",
-    "recexch_doubling", "recexch_halving", "brucks", "k_brucks", "pairwise",
-    "pairwise_sendrecv_replace", "scattered", "reduce_scatter_gather", "noncommutative",
-    "recursive_halving", "dissemination", "k_dissemination", "recursive_multiplying",
-    "linear", "error", "print", "silent", "mpir", "release_gather",
-};
-
-int hyt_mpich_parse_desc(const char *desc, char names[][HYT_MPICH_NAME], int max)
-{
-    int n = 0;
-    size_t len = strlen(desc);
-    for (size_t i = 1; i + 1 < len; i++) {
-        if (!(desc[i] == '-' && desc[i + 1] == ' ' && desc[i - 1] == ' '))
-            continue;
-        size_t e = i - 1;
-        while (e > 0 && desc[e - 1] == ' ')
-            e--;
-        /* e: end of the name (exclusive) */
-        const char *best = NULL;
-        size_t bl = 0;
-        for (size_t w = 0; w < sizeof known / sizeof *known; w++) {
-            size_t l = strlen(known[w]);
-            if (l <= e && l > bl && !strncmp(desc + e - l, known[w], l)) {
-                best = known[w];
-                bl = l;
-            }
-        }
-        if (!best)
-            return 0; /* a name we do not know: do not guess its position */
-        if (n == max)
-            return 0;
-        snprintf(names[n++], HYT_MPICH_NAME, "%s", best);
-    }
-    return n;
-}
-
 static int is_pof2(int p)
 {
     return p > 0 && (p & (p - 1)) == 0;
@@ -102,73 +58,15 @@ const char *hyt_mpich_container(hyt_coll_t c, const char *name, char *buf, size_
 
 /* ---- run time ---- */
 #ifndef HYT_SMPI
-typedef struct cvar {
-    int ok;
-    MPI_T_cvar_handle h;
-    int n;                                   /* values */
-    int values[HYT_MPICH_MAX_ALGS];
-    char names[HYT_MPICH_MAX_ALGS][HYT_MPICH_NAME];
-    int auto_value;
-} cvar_t;
-
-static cvar_t cv[HYT_NCOLL], fallback;
+static hyt_cvar_t cv[HYT_NCOLL], fallback;
 static int fallback_old = -1, t_inited;
-
-/* Names and values of variable i: from its MPI_T enum, else its description. */
-static int read_cvar(int i, cvar_t *v)
-{
-    char name[256], desc[4096];
-    int nl = sizeof name, dl = sizeof desc, verb, bind, scope, count;
-    MPI_Datatype dt;
-    MPI_T_enum en;
-    if (MPI_T_cvar_get_info(i, name, &nl, &verb, &dt, &en, desc, &dl, &bind, &scope) != MPI_SUCCESS ||
-        dt != MPI_INT || bind != MPI_T_BIND_NO_OBJECT)
-        return -1;
-    v->n = 0;
-    if (en != MPI_T_ENUM_NULL) {
-        int ni, enl;
-        char en_name[256];
-        enl = sizeof en_name;
-        if (MPI_T_enum_get_info(en, &ni, en_name, &enl) != MPI_SUCCESS)
-            return -1;
-        for (int j = 0; j < ni && v->n < HYT_MPICH_MAX_ALGS; j++) {
-            int sl = HYT_MPICH_NAME;
-            if (MPI_T_enum_get_item(en, j, &v->values[v->n], v->names[v->n], &sl) == MPI_SUCCESS)
-                v->n++;
-        }
-    } else {
-        v->n = hyt_mpich_parse_desc(desc, v->names, HYT_MPICH_MAX_ALGS);
-        for (int j = 0; j < v->n; j++)
-            v->values[j] = j;
-    }
-    v->auto_value = -1;
-    for (int j = 0; j < v->n; j++)
-        if (!strcmp(v->names[j], "auto") || !strcmp(v->names[j], "silent"))
-            v->auto_value = v->values[j];
-    if (v->n == 0 || MPI_T_cvar_handle_alloc(i, NULL, &v->h, &count) != MPI_SUCCESS)
-        return -1;
-    if (count != 1) {
-        MPI_T_cvar_handle_free(&v->h);
-        return -1;
-    }
-    v->ok = 1;
-    return 0;
-}
-
-static int cvar_value(const cvar_t *v, const char *name)
-{
-    for (int j = 0; j < v->n; j++)
-        if (!strcmp(v->names[j], name))
-            return v->values[j];
-    return -1;
-}
 
 int hyt_mpich_init(void)
 {
-    int prov, n;
+    int n;
     memset(cv, 0, sizeof cv);
     memset(&fallback, 0, sizeof fallback);
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS)
+    if (hyt_mpit_begin() != 0)
         return -1;
     t_inited = 1;
     if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
@@ -183,7 +81,7 @@ int hyt_mpich_init(void)
             MPI_SUCCESS)
             continue;
         if (!strcmp(name, "MPIR_CVAR_COLLECTIVE_FALLBACK")) {
-            read_cvar(i, &fallback);
+            hyt_cvar_open_index(i, 1, &fallback);
             continue;
         }
         for (int c = 0; c < HYT_NCOLL; c++) {
@@ -194,14 +92,14 @@ int hyt_mpich_init(void)
                 up[k] = (char)toupper((unsigned char)cn[k]);
             up[k] = 0;
             snprintf(want, sizeof want, "MPIR_CVAR_%s_INTRA_ALGORITHM", up);
-            if (!strcmp(name, want) && read_cvar(i, &cv[c]) == 0 && cv[c].auto_value >= 0)
+            if (!strcmp(name, want) && hyt_cvar_open_index(i, 1, &cv[c]) == 0 && cv[c].auto_value >= 0)
                 any = 1;
             else if (!strcmp(name, want))
-                cv[c].ok = 0;
+                hyt_cvar_close(&cv[c]);
         }
     }
     /* a user-set algorithm that cannot run must be an error, not a silent substitute */
-    int err = fallback.ok ? cvar_value(&fallback, "error") : -1;
+    int err = fallback.ok ? hyt_cvar_value(&fallback, "error") : -1;
     if (err >= 0 && MPI_T_cvar_read(fallback.h, &fallback_old) == MPI_SUCCESS)
         MPI_T_cvar_write(fallback.h, &err);
     return any ? 0 : -1;
@@ -214,16 +112,14 @@ void hyt_mpich_finalize(void)
     for (int c = 0; c < HYT_NCOLL; c++)
         if (cv[c].ok) {
             hyt_mpich_select((hyt_coll_t)c, -1);
-            MPI_T_cvar_handle_free(&cv[c].h);
-            cv[c].ok = 0;
+            hyt_cvar_close(&cv[c]);
         }
     if (fallback.ok) {
         if (fallback_old >= 0)
             MPI_T_cvar_write(fallback.h, &fallback_old);
-        MPI_T_cvar_handle_free(&fallback.h);
-        fallback.ok = 0;
+        hyt_cvar_close(&fallback);
     }
-    MPI_T_finalize();
+    hyt_mpit_end();
     t_inited = 0;
 }
 

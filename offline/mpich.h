@@ -1,10 +1,7 @@
 /* MPICH native algorithms for the tuner (offline/mpich.c).
  *
- * Candidates: MPICH 4.0.2 exposes MPIR_CVAR_<COLL>_INTRA_ALGORITHM through
- * MPI_T as an MPI_INT without an MPI_T enum; its values are the positions of
- * the names in the variable's description ("auto - ...", "nb - ...", ...).
- * hyt_mpich_parse_desc reads them (an MPI_T enum is used instead where the
- * library has one).  A candidate is selected by writing the variable on
+ * Candidates: MPICH's MPIR_CVAR_<COLL>_INTRA_ALGORITHM, read through MPI_T
+ * (src/mpit.h).  A candidate is selected by writing the variable on
  * every rank of the benchmark communicator right before the call and
  * writing "auto" back right after it.
  *
@@ -18,17 +15,10 @@
 #define HYT_MPICH_H
 
 #include "src/hyt.h"
+#include "src/mpit.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define HYT_MPICH_MAX_ALGS 16
-#define HYT_MPICH_NAME 48
-
-/* Names of the values of one algorithm variable, from its MPI_T
- * description; value i is names[i].  Returns the count (0 if the text has
- * no list).  Pure: no MPI. */
-int hyt_mpich_parse_desc(const char *desc, char names[][HYT_MPICH_NAME], int max);
 
 /* Can MPICH run algorithm name of collective c in the tuner's benchmark
  * (MPI_INT / MPI_SUM, not in place) on nodes x ppn ranks at bytes?  Exact

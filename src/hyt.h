@@ -376,6 +376,7 @@ typedef struct hyt_table {
     char *platform_mpi;
     int nsets[HYT_NCOLL];
     hyt_rule_set_t *sets[HYT_NCOLL];
+    struct hyt_nb_table *nb; /* "nonblocking": MPICH's algorithms via MPI_T (src/nbsel.h), or NULL */
 } hyt_table_t;
 
 /* Load and validate; NULL on error with one message in err (file, JSON path, fix). */
@@ -530,6 +531,7 @@ typedef struct hyt_pass {
     hyt_key_t *key;
     double t0;
     int variant;
+    int nb; /* nonblocking collective whose MPICH variables were set (src/nbsel.h), or -1 */
 } hyt_pass_t;
 void hyt_pass_begin(hyt_args_t *a, int variant, hyt_pass_t *t);
 int hyt_pass_end(const hyt_pass_t *t, int rc, const MPI_Request *req);

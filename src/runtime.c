@@ -6,6 +6,7 @@
 #include "hyt.h"
 #include "online/online.h"
 #include "src/agree.h"
+#include "src/nbsel.h"
 #include "topology/topology.h"
 
 #include <stdint.h>
@@ -150,6 +151,7 @@ int hyt_init(void)
         hyt_warn(HYT_TOPIC_TOPO, "node model unavailable; running in off mode");
         hyt_cfg.mode = HYT_MODE_OFF;
         hyt_online_finalize();
+        hyt_nb_release();
         hyt_table_free(hyt_table);
         hyt_table = NULL;
         return MPI_SUCCESS;
@@ -191,6 +193,7 @@ int hyt_finalize(void)
     hyt_online_finalize();
     hyt_comm_module_finalize();
     hyt_topo_finalize();
+    hyt_nb_release();
     hyt_table_free(hyt_table);
     hyt_table = NULL;
     hyt_initialized = 0;
@@ -536,6 +539,7 @@ void hyt_pass_begin(hyt_args_t *a, int variant, hyt_pass_t *t)
     t->key = NULL;
     t->variant = variant;
     t->t0 = 0;
+    t->nb = -1;
     hyt_comm_t *ctx = hyt_comm_last_ctx;
     if (!ctx || a->comm != hyt_comm_last_comm)
         ctx = hyt_comm_get(a->comm);
@@ -543,6 +547,8 @@ void hyt_pass_begin(hyt_args_t *a, int variant, hyt_pass_t *t)
         return;
     a->ctx = ctx;
     a->bytes = selection_size(a, ctx, &a->block);
+    if (hyt_nb_active && variant / 2 == HYT_FORM_NONBLOCKING)
+        t->nb = hyt_nb_apply(a->coll, ctx, a->bytes);
     hyt_key_t *key = hyt_vkey_get(ctx, a->coll, variant, hyt_bucket(a->bytes));
     if (!key)
         return;
@@ -559,6 +565,8 @@ void hyt_pass_begin(hyt_args_t *a, int variant, hyt_pass_t *t)
 int hyt_pass_end(const hyt_pass_t *t, int rc, const MPI_Request *req)
 {
     hyt_key_t *key = t->key;
+    if (t->nb >= 0)
+        hyt_nb_restore(t->nb);
     if (!key || !hyt_cfg.stats || rc != MPI_SUCCESS)
         return rc;
     int form = t->variant / 2;

@@ -21,6 +21,7 @@
 #include "online/online.h"
 #include "online/warm.h"
 #include "src/agree.h"
+#include "src/nbsel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@
 extern const hyt_alg_t *hyt_forced_alg[HYT_NCOLL];
 extern int hyt_forced_k[HYT_NCOLL];
 
-enum { IT_MODE, IT_TABLE, IT_WARM, IT_FORCE, IT_ENV = IT_FORCE + HYT_NCOLL, IT_MAX = IT_ENV + 64 };
+enum { IT_MODE, IT_TABLE, IT_NB, IT_WARM, IT_FORCE, IT_ENV = IT_FORCE + HYT_NCOLL, IT_MAX = IT_ENV + 64 };
 
 static const char *const mode_names[] = {"off", "offline", "hybrid"};
 
@@ -100,6 +101,28 @@ static void item_table(hyt_agree_item_t *it)
              (unsigned long long)it->fp);
 }
 
+/* The table's "nonblocking" section: MPICH's variables resolved through
+ * MPI_T on every rank (a rank whose MPI lacks one fails the item). */
+static void item_nb(hyt_agree_item_t *it)
+{
+    hyt_agree_item_init(it, "HYTUNE_TABLE nonblocking", HYT_TOPIC_TABLE, HYT_LOG_ERROR,
+                        "every rank leaves MPICH's own selection for the nonblocking "
+                        "collectives");
+    if (!hyt_table || !hyt_table->nb) {
+        it->fp = unused_fp();
+        snprintf(it->desc, sizeof it->desc, "no nonblocking section");
+        return;
+    }
+    char err[HYT_AGREE_DESC];
+    if (hyt_nb_resolve(hyt_table->nb, hyt_cfg.table, err, sizeof err) != 0) {
+        hyt_agree_item_fail(it, "%s", err);
+        return;
+    }
+    it->fp = hyt_nb_fingerprint(hyt_table->nb, HYT_AGREE_HASH0);
+    snprintf(it->desc, sizeof it->desc, "nonblocking section (checksum %016llx)",
+             (unsigned long long)it->fp);
+}
+
 static void item_warm(hyt_agree_item_t *it)
 {
     hyt_agree_item_init(it, "HYTUNE_WARM_START", HYT_TOPIC_ONLINE, HYT_LOG_ERROR,
@@ -160,6 +183,16 @@ static void apply(const hyt_agree_item_t *items, int n)
     } else if (hyt_table) {
         hyt_info(HYT_TOPIC_TABLE, "loaded %s", hyt_cfg.table);
     }
+    if (items[IT_NB].verdict != HYT_AGREE_OK || !hyt_table || hyt_thread_level == MPI_THREAD_MULTIPLE) {
+        if (hyt_table && hyt_table->nb && hyt_thread_level == MPI_THREAD_MULTIPLE &&
+            items[IT_NB].verdict == HYT_AGREE_OK)
+            hyt_info(HYT_TOPIC_TABLE, "MPI_THREAD_MULTIPLE: the table's nonblocking section is "
+                     "not applied (MPICH's variables are global to the process)");
+        hyt_nb_release();
+    } else if (hyt_table->nb) {
+        hyt_nb_enable();
+        hyt_info(HYT_TOPIC_TABLE, "nonblocking section: MPICH algorithms set through MPI_T");
+    }
     if (items[IT_WARM].verdict != HYT_AGREE_OK)
         hyt_online_warm_free();
     else if (hyt_online_warm_count() > 0)
@@ -193,6 +226,7 @@ int hyt_settings_init(int downgraded)
     }
     item_mode(&items[IT_MODE], downgraded);
     item_table(&items[IT_TABLE]);
+    item_nb(&items[IT_NB]);
     item_warm(&items[IT_WARM]);
     for (int c = 0; c < HYT_NCOLL; c++)
         item_force(&items[IT_FORCE + c], (hyt_coll_t)c);

@@ -4,6 +4,7 @@
  * value and the fix; nothing of a bad table is used.  Format: docs/table-format.md. */
 #include "hyt.h"
 #include "src/file.h"
+#include "src/nbsel.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -245,6 +246,134 @@ static int parse_set(json_object *s, hyt_coll_t coll, int format, hyt_rule_set_t
     return 0;
 }
 
+/* One rule of the "nonblocking" section. */
+static int parse_nb_rule(json_object *r, hyt_nb_t n, int last, uint64_t prev, int first,
+                         hyt_nb_rule_t *out, const char *file, const char *where, char *err,
+                         size_t errlen)
+{
+    if (!json_object_is_type(r, json_type_object))
+        return fail(err, errlen, file, "%s must be an object {bytes_max, algorithm, k}", where);
+    json_object_object_foreach(r, key, val)
+    {
+        (void)val;
+        if (strcmp(key, "bytes_max") && strcmp(key, "algorithm") && strcmp(key, "k") &&
+            strcmp(key, "predicted_us") && strcmp(key, "native_us"))
+            return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
+                        "bytes_max, algorithm, k, predicted_us, native_us", where, key);
+    }
+    int64_t v;
+    if (last) {
+        json_object *b;
+        if (json_object_object_get_ex(r, "bytes_max", &b))
+            return fail(err, errlen, file, "%s is the last rule and must have no bytes_max (it "
+                        "covers every larger size)", where);
+        out->bytes_max = UINT64_MAX;
+    } else {
+        if (get_int(r, "bytes_max", 0, INT64_MAX, 1, 0, &v, file, where, err, errlen))
+            return -1;
+        if (!first && (uint64_t)v <= prev)
+            return fail(err, errlen, file, "%s.bytes_max = %lld is not above the previous "
+                        "rule's %llu; order the rules by increasing bytes_max", where,
+                        (long long)v, (unsigned long long)prev);
+        out->bytes_max = (uint64_t)v;
+    }
+    json_object *a;
+    if (!json_object_object_get_ex(r, "algorithm", &a) || !json_object_is_type(a, json_type_string))
+        return fail(err, errlen, file, "%s.algorithm is missing or not a string; give an MPICH "
+                    "algorithm name (\"tsp_tree\") or \"auto\"", where);
+    const char *name = json_object_get_string(a);
+    size_t len = strlen(name);
+    if (len == 0 || len >= sizeof out->alg || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != len)
+        return fail(err, errlen, file, "%s.algorithm \"%s\" is not an MPICH algorithm name "
+                    "(lower-case letters, digits and _, as MPIR_CVAR_%s_INTRA_ALGORITHM lists "
+                    "them)", where, name, hyt_nb_name(n));
+    snprintf(out->alg, sizeof out->alg, "%s", name);
+    const char *kv[HYT_NB_MAX_KVARS];
+    int radix = hyt_nb_kvars(n, name, kv) > 0;
+    if (get_int(r, "k", radix ? 2 : 0, radix ? 65536 : 0, 0, 0, &v, file, where, err, errlen)) {
+        if (!radix)
+            fail(err, errlen, file, "%s.k: algorithm %s of %s takes no radix; remove k", where,
+                 name, hyt_nb_name(n));
+        return -1;
+    }
+    out->k = (int)v;
+    if (radix && out->k == 0)
+        return fail(err, errlen, file, "%s.k is missing; %s of %s takes a radix: give an "
+                    "integer in 2..65536", where, name, hyt_nb_name(n));
+    if (get_us(r, "predicted_us", 0, &out->predicted_us, file, where, err, errlen) ||
+        get_us(r, "native_us", 0, &out->native_us, file, where, err, errlen))
+        return -1;
+    out->value = -1;
+    out->kv[0] = out->kv[1] = -1;
+    return 0;
+}
+
+/* $.nonblocking: {"iallreduce": [{nodes_max, ppn_max, rules: [...]}], ...} */
+static int parse_nb(json_object *nb, hyt_table_t *t, const char *file, char *err, size_t errlen)
+{
+    if (!json_object_is_type(nb, json_type_object))
+        return fail(err, errlen, file, "$.nonblocking must be an object {\"iallreduce\": "
+                    "[{\"rules\": [...]}], ...}");
+    t->nb = calloc(1, sizeof *t->nb);
+    if (!t->nb)
+        return fail(err, errlen, file, "out of memory");
+    json_object_object_foreach(nb, cname, sets)
+    {
+        int n = hyt_nb_from_name(cname);
+        if (n < 0)
+            return fail(err, errlen, file, "$.nonblocking.%s is not a nonblocking collective "
+                        "hytune selects MPICH algorithms for; valid: iallreduce, ibcast, "
+                        "ireduce, iallgather, ialltoall", cname);
+        if (!json_object_is_type(sets, json_type_array) || json_object_array_length(sets) == 0)
+            return fail(err, errlen, file, "$.nonblocking.%s must be a non-empty array of "
+                        "{nodes_max, ppn_max, rules}", cname);
+        int ns = (int)json_object_array_length(sets);
+        if (!(t->nb->sets[n] = calloc((size_t)ns, sizeof *t->nb->sets[n])))
+            return fail(err, errlen, file, "out of memory");
+        t->nb->nsets[n] = ns;
+        for (int i = 0; i < ns; i++) {
+            json_object *s = json_object_array_get_idx(sets, i), *rules;
+            hyt_nb_set_t *o = &t->nb->sets[n][i];
+            char w[160];
+            snprintf(w, sizeof w, "$.nonblocking.%s[%d]", cname, i);
+            if (!json_object_is_type(s, json_type_object))
+                return fail(err, errlen, file, "%s must be an object {nodes_max, ppn_max, "
+                            "rules}", w);
+            json_object_object_foreach(s, key, val)
+            {
+                (void)val;
+                if (strcmp(key, "nodes_max") && strcmp(key, "ppn_max") && strcmp(key, "rules"))
+                    return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
+                                "nodes_max, ppn_max, rules", w, key);
+            }
+            int64_t v;
+            if (get_int(s, "nodes_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, w, err, errlen))
+                return -1;
+            o->nodes_max = (int)v;
+            if (get_int(s, "ppn_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, w, err, errlen))
+                return -1;
+            o->ppn_max = (int)v;
+            if (!json_object_object_get_ex(s, "rules", &rules) ||
+                !json_object_is_type(rules, json_type_array) ||
+                json_object_array_length(rules) == 0)
+                return fail(err, errlen, file, "%s.rules must be a non-empty array", w);
+            int nr = (int)json_object_array_length(rules);
+            if (!(o->rules = calloc((size_t)nr, sizeof *o->rules)))
+                return fail(err, errlen, file, "out of memory");
+            o->nrules = nr;
+            for (int r = 0; r < nr; r++) {
+                char wr[192];
+                snprintf(wr, sizeof wr, "%s.rules[%d]", w, r);
+                if (parse_nb_rule(json_object_array_get_idx(rules, r), (hyt_nb_t)n, r == nr - 1,
+                                  r ? o->rules[r - 1].bytes_max : 0, r == 0, &o->rules[r], file,
+                                  wr, err, errlen))
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int parse_table(json_object *root, hyt_table_t *t, const char *file, char *err,
                        size_t errlen)
 {
@@ -299,6 +428,9 @@ static int parse_table(json_object *root, hyt_table_t *t, const char *file, char
                 return -1;
         }
     }
+    json_object *nb;
+    if (json_object_object_get_ex(root, "nonblocking", &nb))
+        return parse_nb(nb, t, file, err, errlen);
     return 0;
 }
 
@@ -374,6 +506,7 @@ void hyt_table_free(hyt_table_t *t)
             free(t->sets[c][i].rules);
         free(t->sets[c]);
     }
+    hyt_nb_table_free(t->nb);
     free(t->platform_mpi);
     free(t->path);
     free(t);

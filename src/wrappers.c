@@ -20,6 +20,7 @@
  * its three macros and HYT_ENTRIES line here, and its Fortran entry points
  * for SimGrid in smpi_fortran.c. */
 #include "hyt.h"
+#include "src/mpit.h"
 
 #define HYT_OFF() HYT_UNLIKELY(!hyt_initialized || hyt_cfg.mode == HYT_MODE_OFF)
 
@@ -280,5 +281,6 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     hyt_finalize();
+    hyt_mpit_shutdown();
     return PMPI_Finalize();
 }

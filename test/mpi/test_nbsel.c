@@ -1,0 +1,287 @@
+/* The selection table's "nonblocking" section on MPICH (src/nbsel.c).
+ *   test_nbsel vars    with HYTUNE_TABLE=test/data/table-nb.json: every
+ *                      nonblocking call starts with MPICH's variables as the
+ *                      table says for its size (read through MPI_T inside
+ *                      PMPI_I<coll>, which this program defines around
+ *                      MPICH's), its results equal the blocking PMPI
+ *                      collective's, and the previous values are back after it
+ *   test_nbsel effect  with test/data/table-nb-ring.json and
+ *                      MPIR_CVAR_COLLECTIVE_FALLBACK=error: MPICH runs what
+ *                      was written.  tsp_ring refuses a non-commutative op, so
+ *                      a 16-byte Iallreduce with one fails, the same call
+ *                      made directly through PMPI succeeds, and a 4000-byte
+ *                      one (rule "auto") succeeds with PMPI's result
+ * The -plain build runs the same under LD_PRELOAD of libhytune.so. */
+#define _GNU_SOURCE
+#include <mpi.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HYT_TEST_PLAIN
+#include "src/mpit.c" /* the library under LD_PRELOAD keeps its own copy to itself */
+#else
+#include "src/mpit.h"
+#endif
+#include "test/check.h"
+
+enum { AR, BC, RD, AG, AA, NNB };
+static const char *const nb_up[NNB] = {"IALLREDUCE", "IBCAST", "IREDUCE", "IALLGATHER", "IALLTOALL"};
+/* every radix variable of each collective (MPICH 4.0.2) */
+static const char *const kvars[NNB][3] = {
+    {"RECEXCH_KVAL", "TREE_KVAL", NULL},
+    {"TREE_KVAL", "SCATTERV_KVAL", "ALLGATHERV_RECEXCH_KVAL"},
+    {"TREE_KVAL", NULL, NULL},
+    {"RECEXCH_KVAL", "BRUCKS_KVAL", NULL},
+    {"BRUCKS_KVAL", NULL, NULL},
+};
+
+static hyt_cvar_t alg_var[NNB], k_var[NNB][3];
+static int alg_orig[NNB], k_orig[NNB][3];
+static int seen_calls[NNB], seen_alg[NNB], seen_k[NNB][3];
+
+static void open_vars(void)
+{
+    CHECK(hyt_mpit_begin() == 0, "MPI_T_init_thread");
+    for (int n = 0; n < NNB; n++) {
+        char name[96];
+        snprintf(name, sizeof name, "MPIR_CVAR_%s_INTRA_ALGORITHM", nb_up[n]);
+        CHECK(hyt_cvar_open(name, 1, &alg_var[n]) == 0, "open %s", name);
+        CHECK(hyt_cvar_read(&alg_var[n], &alg_orig[n]) == 0, "read %s", name);
+        for (int q = 0; q < 3 && kvars[n][q]; q++) {
+            snprintf(name, sizeof name, "MPIR_CVAR_%s_%s", nb_up[n], kvars[n][q]);
+            CHECK(hyt_cvar_open(name, 0, &k_var[n][q]) == 0, "open %s", name);
+            CHECK(hyt_cvar_read(&k_var[n][q], &k_orig[n][q]) == 0, "read %s", name);
+        }
+    }
+}
+
+/* inside PMPI_I<coll>: the values the call starts with */
+static void record(int n)
+{
+    seen_calls[n]++;
+    hyt_cvar_read(&alg_var[n], &seen_alg[n]);
+    for (int q = 0; q < 3 && kvars[n][q]; q++)
+        hyt_cvar_read(&k_var[n][q], &seen_k[n][q]);
+}
+
+#define SHADOW(NAME, N, PARAMS, ARGS)                                                      \
+    int P##NAME PARAMS                                                                     \
+    {                                                                                      \
+        typedef int(*fn_t) PARAMS;                                                         \
+        static fn_t real;                                                                  \
+        if (!real)                                                                         \
+            *(void **)&real = dlsym(RTLD_NEXT, "P" #NAME);                                 \
+        record(N);                                                                         \
+        return real ARGS;                                                                  \
+    }
+SHADOW(MPI_Iallreduce, AR,
+       (const void *s, void *r, int c, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request *q),
+       (s, r, c, t, op, comm, q))
+SHADOW(MPI_Ibcast, BC, (void *b, int c, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *q),
+       (b, c, t, root, comm, q))
+SHADOW(MPI_Ireduce, RD,
+       (const void *s, void *r, int c, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+        MPI_Request *q),
+       (s, r, c, t, op, root, comm, q))
+SHADOW(MPI_Iallgather, AG,
+       (const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm,
+        MPI_Request *q),
+       (s, sc, st, r, rc, rt, comm, q))
+SHADOW(MPI_Ialltoall, AA,
+       (const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm,
+        MPI_Request *q),
+       (s, sc, st, r, rc, rt, comm, q))
+
+/* What test/data/table-nb.json says for collective n at bytes on p ranks
+ * (this program runs on one node): algorithm name ("auto": the values
+ * before) and the radix its variables take.  (Ibcast's
+ * tsp_scatterv_recexch_allgatherv only up to 2 ranks: MPICH 4.0.2's gives
+ * wrong results at 3 ranks for counts not divisible by 3, without hytune.) */
+static void expect(int n, int bytes, int p, const char **alg, const char **kv1, const char **kv2,
+                   int *k)
+{
+    *kv1 = *kv2 = NULL;
+    *k = 0;
+    switch (n) {
+    case AR:
+        if (bytes <= 64)
+            *alg = "tsp_recexch_single_buffer", *kv1 = "RECEXCH_KVAL", *k = 3;
+        else if (bytes <= 4096)
+            *alg = "tsp_tree", *kv1 = "TREE_KVAL", *k = 4;
+        else
+            *alg = "auto";
+        break;
+    case BC:
+        if (p <= 2)
+            *alg = "tsp_scatterv_recexch_allgatherv", *kv1 = "SCATTERV_KVAL",
+            *kv2 = "ALLGATHERV_RECEXCH_KVAL", *k = 3;
+        else
+            *alg = "tsp_tree", *kv1 = "TREE_KVAL", *k = 3;
+        break;
+    case RD:
+        if (bytes <= 1024)
+            *alg = "sched_binomial";
+        else
+            *alg = "tsp_tree", *kv1 = "TREE_KVAL", *k = 5;
+        break;
+    case AG:
+        *alg = "tsp_recexch_doubling", *kv1 = "RECEXCH_KVAL", *k = 4;
+        break;
+    default:
+        *alg = "tsp_brucks", *kv1 = "BRUCKS_KVAL", *k = 3;
+    }
+}
+
+/* The call of n at bytes started as the table says; everything is back now. */
+static void check_vars(int n, int bytes, int calls_before)
+{
+    const char *alg, *kv1, *kv2;
+    int k, p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    expect(n, bytes, p, &alg, &kv1, &kv2, &k);
+    CHECK(seen_calls[n] == calls_before + 1, "%s %d B: PMPI_%s reached %d times", nb_up[n], bytes,
+          nb_up[n], seen_calls[n] - calls_before);
+    int want = strcmp(alg, "auto") ? hyt_cvar_value(&alg_var[n], alg) : alg_orig[n];
+    CHECK(want >= 0, "MPICH lists %s for %s", alg, nb_up[n]);
+    CHECK(seen_alg[n] == want, "%s %d B: started with algorithm value %d (%s), the table says "
+          "%d (%s)", nb_up[n], bytes, seen_alg[n],
+          seen_alg[n] >= 0 && seen_alg[n] < alg_var[n].n ? alg_var[n].names[seen_alg[n]] : "?",
+          want, alg);
+    for (int q = 0; q < 3 && kvars[n][q]; q++) {
+        int set = (kv1 && !strcmp(kvars[n][q], kv1)) || (kv2 && !strcmp(kvars[n][q], kv2));
+        CHECK(seen_k[n][q] == (set ? k : k_orig[n][q]), "%s %d B: %s was %d, want %d", nb_up[n],
+              bytes, kvars[n][q], seen_k[n][q], set ? k : k_orig[n][q]);
+        int now;
+        hyt_cvar_read(&k_var[n][q], &now);
+        CHECK(now == k_orig[n][q], "%s: %s is %d after the call, was %d before", nb_up[n],
+              kvars[n][q], now, k_orig[n][q]);
+    }
+    int now;
+    hyt_cvar_read(&alg_var[n], &now);
+    CHECK(now == alg_orig[n], "%s: algorithm value %d after the call, was %d", nb_up[n], now,
+          alg_orig[n]);
+}
+
+static void vars_mode(void)
+{
+    int r, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    open_vars();
+    static const int counts[] = {1, 16, 17, 300, 1024, 2000};
+    for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++) {
+        int c = counts[ci], bytes = c * 4, before;
+        int *s = malloc(sizeof(int) * (size_t)c * (size_t)p), *d = malloc(sizeof(int) * (size_t)c * (size_t)p);
+        int *ref = malloc(sizeof(int) * (size_t)c * (size_t)p);
+        MPI_Request q;
+        for (int i = 0; i < c * p; i++)
+            s[i] = r * 1000 + i * 7 + 1;
+        /* Iallreduce, then in place */
+        before = seen_calls[AR];
+        CHECK(MPI_Iallreduce(s, d, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q) == MPI_SUCCESS, "iallreduce");
+        check_vars(AR, bytes, before);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        PMPI_Allreduce(s, ref, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(!memcmp(d, ref, sizeof(int) * (size_t)c), "iallreduce %d B result", bytes);
+        memcpy(d, s, sizeof(int) * (size_t)c);
+        before = seen_calls[AR];
+        MPI_Iallreduce(MPI_IN_PLACE, d, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+        check_vars(AR, bytes, before);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        CHECK(!memcmp(d, ref, sizeof(int) * (size_t)c), "iallreduce in place %d B result", bytes);
+        /* Ibcast from the last rank */
+        memcpy(d, s, sizeof(int) * (size_t)c);
+        before = seen_calls[BC];
+        MPI_Ibcast(d, c, MPI_INT, p - 1, MPI_COMM_WORLD, &q);
+        check_vars(BC, bytes, before);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        memcpy(ref, s, sizeof(int) * (size_t)c);
+        PMPI_Bcast(ref, c, MPI_INT, p - 1, MPI_COMM_WORLD);
+        CHECK(!memcmp(d, ref, sizeof(int) * (size_t)c), "ibcast %d B result", bytes);
+        /* Ireduce to rank 0 */
+        before = seen_calls[RD];
+        MPI_Ireduce(s, d, c, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &q);
+        check_vars(RD, bytes, before);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        PMPI_Reduce(s, ref, c, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+        CHECK(r != 0 || !memcmp(d, ref, sizeof(int) * (size_t)c), "ireduce %d B result", bytes);
+        /* Iallgather and Ialltoall: c ints per block */
+        before = seen_calls[AG];
+        MPI_Iallgather(s, c, MPI_INT, d, c, MPI_INT, MPI_COMM_WORLD, &q);
+        check_vars(AG, bytes, before);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        PMPI_Allgather(s, c, MPI_INT, ref, c, MPI_INT, MPI_COMM_WORLD);
+        CHECK(!memcmp(d, ref, sizeof(int) * (size_t)c * (size_t)p), "iallgather %d B result", bytes);
+        before = seen_calls[AA];
+        MPI_Ialltoall(s, c, MPI_INT, d, c, MPI_INT, MPI_COMM_WORLD, &q);
+        check_vars(AA, bytes, before);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        PMPI_Alltoall(s, c, MPI_INT, ref, c, MPI_INT, MPI_COMM_WORLD);
+        CHECK(!memcmp(d, ref, sizeof(int) * (size_t)c * (size_t)p), "ialltoall %d B result", bytes);
+        free(s);
+        free(d);
+        free(ref);
+    }
+}
+
+/* (a op b) keeps a: associative, not commutative */
+static void first_op(void *in, void *io, int *len, MPI_Datatype *dt)
+{
+    (void)in, (void)io, (void)len, (void)dt;
+}
+
+static void effect_mode(void)
+{
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Op op;
+    MPI_Op_create(first_op, 0, &op);
+    int s[1000], d[1000], ref[1000];
+    for (int i = 0; i < 1000; i++)
+        s[i] = r * 1000 + i;
+    MPI_Request q = MPI_REQUEST_NULL;
+    int rc = MPI_Iallreduce(s, d, 4, MPI_INT, op, comm, &q);
+    CHECK(rc != MPI_SUCCESS, "16-byte Iallreduce with a non-commutative op under the table's "
+          "tsp_ring succeeded: the algorithm was not set");
+    if (rc == MPI_SUCCESS)
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+    rc = PMPI_Iallreduce(s, d, 4, MPI_INT, op, comm, &q);
+    CHECK(rc == MPI_SUCCESS, "the same call through PMPI (MPICH's own choice) failed: %d", rc);
+    if (rc == MPI_SUCCESS)
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+    rc = MPI_Iallreduce(s, d, 1000, MPI_INT, op, comm, &q);
+    CHECK(rc == MPI_SUCCESS, "4000-byte Iallreduce (rule auto) failed: %d", rc);
+    if (rc == MPI_SUCCESS)
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+    PMPI_Allreduce(s, ref, 1000, MPI_INT, op, comm);
+    CHECK(!memcmp(d, ref, sizeof d), "4000-byte Iallreduce result differs from PMPI's");
+    MPI_Op_free(&op);
+    MPI_Comm_free(&comm);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const char *mode = argc > 1 ? argv[1] : "vars";
+    if (!strcmp(mode, "effect"))
+        effect_mode();
+    else
+        vars_mode();
+    for (int n = 0; n < NNB; n++) {
+        hyt_cvar_close(&alg_var[n]);
+        for (int q = 0; q < 3; q++)
+            hyt_cvar_close(&k_var[n][q]);
+    }
+    hyt_mpit_end();
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int rc = check_done(rank ? "test_nbsel (rank > 0)" : "test_nbsel");
+    MPI_Finalize();
+    return rc;
+}
