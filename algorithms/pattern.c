@@ -140,6 +140,29 @@ size_t hyt_pat_span(int count, MPI_Datatype type, MPI_Aint *true_lb)
     return (size_t)((MPI_Aint)(count - 1) * extent + textent);
 }
 
+int hyt_pat_blocks(hyt_pat_blocks_t *l, int n, int count, MPI_Datatype type)
+{
+    long long bsz = hyt_pat_bytes(count, type);
+    if (bsz * n > INT_MAX)
+        return HYT_UNSUPPORTED;
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(type, &lb, &ext);
+    size_t span = hyt_pat_span(n * count, type, &l->true_lb);
+    l->bytes = (size_t)(bsz * n);
+    if (span <= l->bytes) {
+        l->count = count;
+        l->type = type;
+        l->bext = ext * count;
+        l->bytes = span;
+    } else {
+        l->count = (int)bsz;
+        l->type = MPI_PACKED;
+        l->bext = (MPI_Aint)bsz;
+        l->true_lb = 0;
+    }
+    return MPI_SUCCESS;
+}
+
 int hyt_pat_pool(hyt_pat_pool_t *pool, hyt_comm_t *ctx, int count, MPI_Datatype type, int n)
 {
     size_t span = hyt_pat_span(count, type, &pool->true_lb);

@@ -242,6 +242,26 @@ static inline void *hyt_pat_pool_buf(const hyt_pat_pool_t *pool, int i)
 {
     return pool->base + (size_t)i * pool->stride - pool->true_lb;
 }
+/* How a kernel lays out n blocks of (count, type) in its scratch, within
+ * the bound algorithms/scratch.c agrees on: n x bsz bytes, bsz = count x the
+ * type's size (the signature's bytes, the same on every rank).  A type whose
+ * span fits lays the blocks out as the application's buffers do (count,
+ * type, extent); a type with gaps wider than that (MPI asks only for equal
+ * type signatures, so one rank may use a vector where another uses ints)
+ * holds them packed: bsz bytes of MPI_PACKED a block.  Messages match either
+ * way (MPI receives any type as MPI_PACKED, and a message sent as MPI_PACKED
+ * in any type of its signature), so ranks may differ; no rank asks for more
+ * scratch than the agreed bound. */
+typedef struct hyt_pat_blocks {
+    int count;          /* elements of type per block */
+    MPI_Datatype type;  /* the call's type, or MPI_PACKED */
+    MPI_Aint bext;      /* bytes from one block to the next */
+    MPI_Aint true_lb;   /* subtract from the area's start */
+    size_t bytes;       /* what to ask hyt_scratch for, at most n x bsz */
+} hyt_pat_blocks_t;
+/* MPI_SUCCESS, or HYT_UNSUPPORTED when n x bsz bytes overflow an int (the
+ * same on every rank). */
+int hyt_pat_blocks(hyt_pat_blocks_t *l, int n, int count, MPI_Datatype type);
 /* n requests from hyt_scratch2 (NULL if out of memory). */
 MPI_Request *hyt_pat_reqs(hyt_comm_t *ctx, int n);
 

@@ -10,10 +10,11 @@
  *     requires), so their span (extent, holes included) is agreed;
  *   - the other collectives: the selection size a->bytes (type signature
  *     bytes: one block, or all blocks of Allgatherv) and a->block, which the
- *     type signatures make equal on every rank.  The kernels lay these out
- *     with the receive type's extent; a derived type whose extent exceeds its
- *     size may take more on the ranks that use it (the kernel then grows its
- *     area itself, docs/memory.md).
+ *     type signatures make equal on every rank, although the datatypes, and
+ *     so their extents, may differ.  A kernel that keeps blocks in its
+ *     scratch lays them out with the type's extent only where that fits the
+ *     bound, and packed otherwise (hyt_pat_blocks, algorithms/pattern.h), so
+ *     no rank asks for more than the others agreed on.
  * Alltoallv in place copies the receive side, whose span is each rank's own:
  * that bound is this rank's (the return value says so) and the reserve then
  * agrees on every call.  Each bound follows the kernel's own requests (same

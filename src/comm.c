@@ -364,8 +364,9 @@ static int hold(void **p, size_t *have, size_t n, size_t want)
     return 1;
 }
 
-/* A request beyond the reserve (a bound in algorithms/scratch.c that a
- * rank's derived datatype exceeds) grows the area on this rank alone. */
+/* A request beyond the reserve (which the bounds of algorithms/scratch.c
+ * rule out for calls MPI allows) grows the area on this rank alone; a
+ * failure goes to the error handler (docs/memory.md). */
 static void *grow(void **p, size_t *have, size_t n)
 {
     if (test_fail(1))

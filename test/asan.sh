@@ -35,4 +35,5 @@ run env HYTUNE_TABLE="$tab" $MPIEXEC -n 2 "$A/test/mpi/test_online_mpi" 40
 run $MPIEXEC -n 2 "$A/test/mpi/test_scratch" fail
 run env HYTUNE_TEST_KERNEL_FAIL=1 $MPIEXEC -n 2 "$A/test/mpi/test_scratch" fail
 run $MPIEXEC -n 2 "$A/test/mpi/test_scratch" cap
+run $MPIEXEC -n 2 "$A/test/mpi/test_scratch" wide
 exit $fail

@@ -15,18 +15,19 @@
 #include "algorithms/algorithms.h"
 #include "algorithms/pattern.h"
 
-static int bruck_rounds(const hyt_args_t *a, int k, char *tmp, MPI_Aint bext, MPI_Request *req)
+static int bruck_rounds(const hyt_args_t *a, int k, char *tmp, const hyt_pat_blocks_t *l,
+                        MPI_Request *req)
 {
     int p = a->ctx->size, r = a->ctx->rank;
     for (long d = 1; d < p; d *= k) {
         int nreq = 0, rc = MPI_SUCCESS;
         for (int i = 1; i < k && i * d < p && rc == MPI_SUCCESS; i++) {
             long off = i * d, n = d < p - off ? d : p - off;
-            int cnt = (int)n * a->count;
-            rc = hyt_p2p_irecv(a, tmp + off * bext, cnt, a->type, (int)((r + off) % p),
+            int cnt = (int)n * l->count;
+            rc = hyt_p2p_irecv(a, tmp + off * l->bext, cnt, l->type, (int)((r + off) % p),
                                &req[nreq++]);
             if (rc == MPI_SUCCESS)
-                rc = hyt_p2p_isend(a, tmp, cnt, a->type, (int)((r - off + p) % p), &req[nreq++]);
+                rc = hyt_p2p_isend(a, tmp, cnt, l->type, (int)((r - off + p) % p), &req[nreq++]);
         }
         int rc2 = hyt_p2p_waitall(nreq, req);
         if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS)
@@ -38,7 +39,7 @@ static int bruck_rounds(const hyt_args_t *a, int k, char *tmp, MPI_Aint bext, MP
 int hyt_allgather_kbruck(const hyt_args_t *a, int k)
 {
     int p = a->ctx->size, r = a->ctx->rank, rc;
-    MPI_Aint lb, ext, tlb;
+    MPI_Aint lb, ext;
     PMPI_Type_get_extent(a->type, &lb, &ext);
     MPI_Aint bext = ext * a->count; /* one rank's block */
     char *mine = (char *)a->rbuf + r * bext;
@@ -50,22 +51,25 @@ int hyt_allgather_kbruck(const hyt_args_t *a, int k)
         k = 2;
     if (k > p)
         k = p;
-    char *tmp = hyt_scratch(a->ctx, hyt_pat_span(p * a->count, a->type, &tlb));
+    hyt_pat_blocks_t l; /* the rotated result: p blocks */
+    if (hyt_pat_blocks(&l, p, a->count, a->type) != MPI_SUCCESS)
+        return HYT_UNSUPPORTED;
+    char *tmp = hyt_scratch(a->ctx, l.bytes);
     MPI_Request *req = hyt_pat_reqs(a->ctx, 2 * (k - 1));
     if (!tmp || !req)
         return MPI_ERR_NO_MEM;
-    tmp -= tlb;
+    tmp -= l.true_lb;
     if (a->sbuf == MPI_IN_PLACE)
-        rc = hyt_p2p_copy(a, mine, a->count, a->type, tmp, a->count, a->type);
+        rc = hyt_p2p_copy(a, mine, a->count, a->type, tmp, l.count, l.type);
     else
-        rc = hyt_p2p_copy(a, a->sbuf, a->scount, a->stype, tmp, a->count, a->type);
+        rc = hyt_p2p_copy(a, a->sbuf, a->scount, a->stype, tmp, l.count, l.type);
     if (rc == MPI_SUCCESS)
-        rc = bruck_rounds(a, k, tmp, bext, req);
+        rc = bruck_rounds(a, k, tmp, &l, req);
     /* position j holds rank r + j: two contiguous copies undo the rotation */
     if (rc == MPI_SUCCESS)
-        rc = hyt_p2p_copy(a, tmp, (p - r) * a->count, a->type, mine, (p - r) * a->count, a->type);
+        rc = hyt_p2p_copy(a, tmp, (p - r) * l.count, l.type, mine, (p - r) * a->count, a->type);
     if (rc == MPI_SUCCESS && r > 0)
-        rc = hyt_p2p_copy(a, tmp + (p - r) * bext, r * a->count, a->type, a->rbuf, r * a->count,
+        rc = hyt_p2p_copy(a, tmp + (p - r) * l.bext, r * l.count, l.type, a->rbuf, r * a->count,
                           a->type);
     return rc;
 }

@@ -72,11 +72,14 @@ int hyt_alltoall_kbruck(const hyt_args_t *a, int k)
     k = k < 2 ? 2 : (k > p ? p : k);
     if (k > 4096)
         k = 4096; /* keeps the per-round offset table on the stack small */
-    MPI_Aint lb, ext, tlb, sext = 0;
+    MPI_Aint lb, ext, sext = 0;
     PMPI_Type_get_extent(a->type, &lb, &ext);
-    kb_t b = {.a = a, .p = p, .k = k, .count = a->count, .type = a->type, .bext = ext * a->count};
-    size_t span = hyt_pat_span(p * a->count, a->type, &tlb);
-    size_t stride = (span + 63) & ~(size_t)63;
+    hyt_pat_blocks_t l; /* each of the three areas: p blocks */
+    if (hyt_pat_blocks(&l, p, a->count, a->type) != MPI_SUCCESS)
+        return HYT_UNSUPPORTED;
+    kb_t b = {.a = a, .p = p, .k = k, .count = l.count, .type = l.type, .bext = l.bext};
+    MPI_Aint tlb = l.true_lb, rbext = ext * a->count;
+    size_t stride = (l.bytes + 63) & ~(size_t)63;
     size_t rq = ((size_t)2 * k * sizeof(MPI_Request) + 63) & ~(size_t)63;
     char *s1 = hyt_scratch(a->ctx, stride), *s2 = hyt_scratch2(a->ctx, rq + 2 * stride);
     if (!s1 || !s2)
@@ -91,14 +94,14 @@ int hyt_alltoall_kbruck(const hyt_args_t *a, int k)
     int sc = a->sbuf == MPI_IN_PLACE ? a->count : a->scount;
     PMPI_Type_get_extent(st, &lb, &sext);
     MPI_Aint sbext = sext * sc;
-    rc = hyt_p2p_copy(a, src + r * sbext, (p - r) * sc, st, b.rot, (p - r) * a->count, a->type);
+    rc = hyt_p2p_copy(a, src + r * sbext, (p - r) * sc, st, b.rot, (p - r) * b.count, b.type);
     if (rc == MPI_SUCCESS && r > 0)
-        rc = hyt_p2p_copy(a, src, r * sc, st, b.rot + (p - r) * b.bext, r * a->count, a->type);
+        rc = hyt_p2p_copy(a, src, r * sc, st, b.rot + (p - r) * b.bext, r * b.count, b.type);
     for (long d = 1; d < p && rc == MPI_SUCCESS; d *= k)
         rc = kb_round(&b, d, r, req);
     /* position j came from rank r - j */
     for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
-        rc = hyt_p2p_copy(a, b.rot + j * b.bext, a->count, a->type,
-                          (char *)a->rbuf + ((r - j + p) % p) * b.bext, a->count, a->type);
+        rc = hyt_p2p_copy(a, b.rot + j * b.bext, b.count, b.type,
+                          (char *)a->rbuf + ((r - j + p) % p) * rbext, a->count, a->type);
     return rc;
 }

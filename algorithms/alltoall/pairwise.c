@@ -21,14 +21,16 @@ int hyt_alltoall_pairwise(const hyt_args_t *a, int k)
     MPI_Datatype st = a->stype;
     int sc = a->scount;
     if (a->sbuf == MPI_IN_PLACE) {
-        MPI_Aint tlb;
-        char *s = hyt_scratch(a->ctx, hyt_pat_span(p * a->count, a->type, &tlb));
+        hyt_pat_blocks_t l; /* a copy of the receive buffer: p blocks */
+        if (hyt_pat_blocks(&l, p, a->count, a->type) != MPI_SUCCESS)
+            return HYT_UNSUPPORTED;
+        char *s = hyt_scratch(a->ctx, l.bytes);
         if (!s)
             return MPI_ERR_NO_MEM;
-        src = s - tlb;
-        st = a->type;
-        sc = a->count;
-        rc = hyt_p2p_copy(a, a->rbuf, p * a->count, a->type, (char *)src, p * a->count, a->type);
+        src = s - l.true_lb;
+        st = l.type;
+        sc = l.count;
+        rc = hyt_p2p_copy(a, a->rbuf, p * a->count, a->type, (char *)src, p * sc, st);
     }
     PMPI_Type_get_extent(st, &lb, &sext);
     char *rb = a->rbuf;

@@ -13,6 +13,17 @@
  *                       KiB of scratch) run the kernel, calls from 9000 ints
  *                       up run PMPI on every rank; the scratch held stays
  *                       within the cap.
+ *   test_scratch wide   HYTUNE_SCRATCH_MAX=1M; the odd ranks use datatypes
+ *                       with the even ranks' type signature but gaps (an int
+ *                       resized to 3 ints, a vector of every other int), so
+ *                       their blocks laid out by extent would take 2-3 times
+ *                       the agreed bound.  Allgather kbruck, Alltoall (the
+ *                       forced algorithm) and Alltoall in place, each on its
+ *                       own duplicate of MPI_COMM_WORLD: at sizes whose agreed
+ *                       bound fits the cap every rank runs the kernel and no
+ *                       rank asks for scratch beyond the reserve (the wide
+ *                       ranks hold their blocks packed); at sizes whose
+ *                       bound does not fit every rank runs PMPI.
  * Forced algorithms (unless the environment names others): Allreduce
  * recmult:2, Bcast knomial:2, Reduce knomial:3, Allgather kbruck:2, Alltoall
  * kbruck:2, Alltoallv pairwise (in place: each rank's own need), Reduce_scatter_block
@@ -65,10 +76,10 @@ static void fill(int *b, long n, int salt)
 /* Through MPI_ and PMPI_ on equal inputs, results compared (test/mpi/both.h). */
 #define BOTH(what, nr, init, call) HYT_TEST_BOTH(what, nr, 1, init, call)
 
-/* Every call of collective c on MPI_COMM_WORLD's context, summed over sizes. */
-static void counters(hyt_coll_t c, uint64_t out[3])
+/* Every call of collective c on comm's context, summed over sizes. */
+static void counters_on(MPI_Comm comm, hyt_coll_t c, uint64_t out[3])
 {
-    hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
+    hyt_comm_t *ctx = hyt_comm_get(comm);
     out[0] = out[1] = out[2] = 0;
     for (int b = 0; ctx && b < HYT_NBUCKETS; b++) {
         const hyt_key_t *k = ctx->keys[c][b];
@@ -78,6 +89,11 @@ static void counters(hyt_coll_t c, uint64_t out[3])
         out[1] += k->tuned;
         out[2] += k->fallbacks[HYT_FB_SCRATCH];
     }
+}
+
+static void counters(hyt_coll_t c, uint64_t out[3])
+{
+    counters_on(MPI_COMM_WORLD, c, out);
 }
 
 /* Does every rank hold the same values (as MIN and MAX over ranks)? */
@@ -120,17 +136,110 @@ static void run_all(long n, int **sb, int **rb, size_t cap, int *cnt, int *dsp)
          MPI_Gather(s, ni, MPI_INT, r, ni, MPI_INT, 0, MPI_COMM_WORLD));
 }
 
+/* The wide mode's three calls, each on its own communicator (the reserve of
+ * one would change what another can grow to). */
+enum { W_ALLGATHER, W_ALLTOALL, W_ALLTOALL_INPLACE, W_N };
+static const char *const wide_name[W_N] = {"allgather", "alltoall", "alltoall in place"};
+
+/* One call of wide[w] at n ints a block (odd ranks: gapped types of the
+ * same signature) through MPI_ and PMPI_; checks the result and that every
+ * rank ran the forced kernel (run) or a scratch fallback (!run). */
+static void wide_call(int w, MPI_Comm comm, long n, int run, int **sb, int **rb, size_t cap)
+{
+    int ni = (int)n, odd = me % 2;
+    MPI_Datatype res, vec; /* an int every 3 ints; n ints every other int */
+    MPI_Type_create_resized(MPI_INT, 0, 3 * (MPI_Aint)sizeof(int), &res);
+    MPI_Type_commit(&res);
+    MPI_Type_vector(ni, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    hyt_coll_t c = w == W_ALLGATHER ? HYT_COLL_ALLGATHER : HYT_COLL_ALLTOALL;
+    uint64_t before[3], after[3];
+    counters_on(comm, c, before);
+    if (w == W_ALLGATHER)
+        BOTH("allgather, gapped types on odd ranks", p * n * (odd ? 3 : 1), fill(s, 2 * n, 4),
+             MPI_Allgather(s, odd ? 1 : ni, odd ? vec : MPI_INT, r, ni, odd ? res : MPI_INT,
+                           comm));
+    else if (w == W_ALLTOALL)
+        BOTH("alltoall, gapped types on odd ranks", p * n * (odd ? 2 : 1), fill(s, 2 * p * n, 5),
+             MPI_Alltoall(s, odd ? 1 : ni, odd ? vec : MPI_INT, r, odd ? 1 : ni,
+                          odd ? vec : MPI_INT, comm));
+    else
+        BOTH("alltoall in place, gapped types on odd ranks", p * n * (odd ? 3 : 1),
+             fill(r, 3 * p * n, 6),
+             MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, ni, odd ? res : MPI_INT, comm));
+    counters_on(comm, c, after);
+    int ran = after[1] == before[1] + 1, fell = after[2] == before[2] + 1;
+    CHECK(run ? ran && !fell : fell && !ran, "%s of %ld ints under HYTUNE_SCRATCH_MAX: %s, expected %s",
+          wide_name[w], n, ran ? "the kernel ran" : fell ? "scratch fallback" : "neither counted",
+          run ? "the kernel" : "a scratch fallback");
+    CHECK(same_everywhere(after, 3), "%s %ld: the ranks' counters differ", wide_name[w], n);
+    MPI_Type_free(&res);
+    MPI_Type_free(&vec);
+}
+
+/* test_scratch wide: see the top of this file. */
+static void wide_mode(void)
+{
+    long lim = hyt_cfg.scratch_max;
+    hyt_comm_t *wctx = hyt_comm_get(MPI_COMM_WORLD);
+    const hyt_alg_t *a2a = wctx ? wctx->forced[HYT_COLL_ALLTOALL] : NULL;
+    CHECK(a2a != NULL, "no Alltoall algorithm is forced");
+    if (!a2a)
+        return;
+    int kbruck = !strcmp(a2a->name, "kbruck");
+    /* bytes of scratch per byte of one rank's p blocks, by the bound of the
+     * algorithm (algorithms/scratch.c): Allgather kbruck one copy, Alltoall
+     * kbruck three, pairwise one in place and none otherwise */
+    const int mult[W_N] = {1, kbruck ? 3 : 0, kbruck ? 3 : 1};
+    long nbig = 0;
+    for (int w = 0; w < W_N; w++) {
+        long m = mult[w] ? mult[w] : 1, nb = lim * 5 / 4 / (m * p * (long)sizeof(int));
+        nbig = nb > nbig ? nb : nbig;
+    }
+    size_t cap = (size_t)(3 * p * (nbig + 1) + 64) * sizeof(int);
+    int *sb[2], *rb[2];
+    for (int x = 0; x < 2; x++)
+        sb[x] = malloc(cap), rb[x] = malloc(cap);
+    for (int w = 0; w < W_N; w++) {
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        long m = mult[w] ? mult[w] : 1, blk = m * p * (long)sizeof(int);
+        /* the agreed bound at 3/4 of the cap (a gapped layout would pass
+         * it), above the cap, small, and at 3/4 again */
+        long fit = lim * 3 / 4 / blk, big = lim * 5 / 4 / blk;
+        const struct {
+            long n;
+            int run;
+        } calls[] = {{fit, 1}, {big, !mult[w]}, {16, 1}, {fit, 1}};
+        for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+            wide_call(w, comm, calls[i].n, calls[i].run, sb, rb, cap);
+        hyt_comm_t *ctx = hyt_comm_get(comm);
+        CHECK(ctx != NULL, "%s: no context", wide_name[w]);
+        if (ctx) {
+            uint64_t held = ctx->scratch_size + ctx->scratch2_size;
+            CHECK(ctx->beyond == 0, "%s: %llu kernel requests beyond the agreed reserve",
+                  wide_name[w], (unsigned long long)ctx->beyond);
+            CHECK(held <= (uint64_t)lim, "%s: scratch held %llu > HYTUNE_SCRATCH_MAX %ld",
+                  wide_name[w], (unsigned long long)held, lim);
+        }
+        MPI_Comm_free(&comm);
+    }
+    for (int x = 0; x < 2; x++)
+        free(sb[x]), free(rb[x]);
+}
+
 int main(int argc, char **argv)
 {
     int cap_mode = argc > 1 && !strcmp(argv[1], "cap");
-    if (argc < 2 || (!cap_mode && strcmp(argv[1], "fail"))) {
-        fprintf(stderr, "usage: test_scratch fail|cap\n");
+    int wide = argc > 1 && !strcmp(argv[1], "wide");
+    if (argc < 2 || (!cap_mode && !wide && strcmp(argv[1], "fail"))) {
+        fprintf(stderr, "usage: test_scratch fail|cap|wide\n");
         return 2;
     }
     for (int i = 0; i < NFORCED; i++)
         setenv(forced[i].var, forced[i].spec, 0);
-    if (cap_mode)
-        setenv("HYTUNE_SCRATCH_MAX", "64K", 0);
+    if (cap_mode || wide)
+        setenv("HYTUNE_SCRATCH_MAX", cap_mode ? "64K" : "1M", 0);
     MPI_Init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -150,7 +259,9 @@ int main(int argc, char **argv)
     uint64_t before[NFORCED][3], after[3];
     hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
     CHECK(ctx != NULL, "MPI_COMM_WORLD has no context");
-    if (!cap_mode) {
+    if (wide) {
+        wide_mode();
+    } else if (!cap_mode) {
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
             run_all(sizes[i], sb, rb, cap, cnt, dsp);
         for (int i = 0; i < NFORCED; i++) {
@@ -216,6 +327,6 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Errhandler_free(&eh);
     MPI_Finalize();
-    return check_done(cap_mode ? "test_scratch cap" : "test_scratch fail");
+    return check_done(cap_mode ? "test_scratch cap" : wide ? "test_scratch wide" : "test_scratch fail");
 }
 #endif
