@@ -1,0 +1,61 @@
+/* `hytune tune`: the benchmark harness.  Points run in rounds on
+ * sub-communicators; each point's time is measured on its ranks and the
+ * answers reduced to rank 0. */
+#ifndef HYT_TUNE_BENCH_H
+#define HYT_TUNE_BENCH_H
+#include "offline/tune_cands.h"
+
+/* A rank's benchmark buffers, sized for the point it runs. */
+typedef struct bufs {
+    void *s, *r;
+    size_t len;
+    int *v, vp; /* v-variants: counts and displacements of vp ranks */
+} bufs_t;
+
+/* A round: points that run at once, each on nodes node_order[first..first+nodes). */
+typedef struct round_pt {
+    hyt_al_point_t pt;
+    int first;
+    double cut_us; /* hyt_al_cut_us of the point */
+} round_pt_t;
+
+/* Cached sub-communicators (tune_bench.c, sub_get): one per round layout
+ * of at most SUB_MAX_POINTS points. */
+#define SUB_CACHE 16
+#define SUB_MAX_POINTS 16
+typedef struct sub_entry {
+    int n, key[3 * SUB_MAX_POINTS];
+    MPI_Comm comm; /* MPI_COMM_NULL on ranks outside every point */
+    unsigned long last_use;
+} sub_entry_t;
+
+/* The harness's state: what one rank keeps between points. */
+typedef struct tune_bench {
+    bufs_t b;                 /* this rank's buffers (of the last point) */
+    const char *inject_label; /* --inject-fail(-once): this candidate fails ... */
+    int inject_attempts;      /* ... its first (1) or both (2) attempts at every point */
+    int arrival_kind;         /* --arrival: ARRIVAL_* (offline/tune_opts.h) */
+    double arrival_us;        /* its spread */
+    uint64_t arrival_seed;    /* its random pattern's seed */
+    sub_entry_t sub_cache[SUB_CACHE]; /* sub-communicators by round layout */
+    int sub_cached;
+    unsigned long sub_clock;
+    int scratch_warned;       /* a scratch above its bound was reported */
+} tune_bench_t;
+
+/* Rank 0: split a batch into rounds of node-disjoint points into out;
+ * round_end[r]: the end of round r in out.  The number of rounds. */
+int hyt_tune_plan_rounds(const job_t *j, const hyt_al_t *al, const hyt_al_point_t *pts, int n,
+                         round_pt_t *out, int *round_end);
+
+/* All ranks: run one round of n points (n and rp broadcast from rank 0;
+ * n <= 0 ends the caller's loop), results reduced to rank 0's arrays
+ * (spread may be NULL).  Returns n. */
+int hyt_tune_run_round(tune_bench_t *bs, const job_t *j, const cand_t *cands, int ncand,
+                       round_pt_t *rp, int n, double budget, double *us, double *cost, int *tries,
+                       int *cut, double *spread);
+
+/* Free the buffers and the cached sub-communicators (before MPI_Finalize). */
+void hyt_tune_bench_free(tune_bench_t *bs);
+
+#endif

@@ -1,0 +1,110 @@
+/* `hytune tune`: the table, MPICH's selection file, the --dump file. */
+#include "offline/tune_out.h"
+#include "offline/mpich.h"
+#include "src/file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The --dump rows, kept in memory, become the file when the run ends
+ * (src/file.c): an interrupted run leaves no partial or temporary file. */
+void hyt_tune_dump_close(FILE *mem, char **text, const char *path)
+{
+    if (mem && fclose(mem) == 0 && hyt_file_write(path, *text) != 0)
+        fprintf(stderr, "hytune tune: --dump %s: cannot write (%s); no dump written\n", path,
+                strerror(errno));
+    free(*text);
+}
+
+/* The MPICH selection file of the rules (rank 0). */
+static int write_mpich_json(const tune_opts_t *t, coll_state_t *cs, int ncs,
+                            const hyt_tune_coll_t *colls)
+{
+    hyt_mpich_coll_t mc[MAX_COLLS];
+    hyt_mpich_set_t *ms = calloc((size_t)ncs * 64, sizeof *ms);
+    hyt_mpich_rule_t *mr = calloc((size_t)ncs * 64 * MAX_RULES, sizeof *mr);
+    int rc = -1, won = 0, total = 0;
+    if (!ms || !mr)
+        goto out;
+    for (int i = 0; i < ncs; i++) {
+        mc[i] = (hyt_mpich_coll_t){(hyt_coll_t)cs[i].c, colls[i].nsets, ms + i * 64};
+        for (int s = 0; s < colls[i].nsets; s++) {
+            const hyt_tune_set_t *ts = &colls[i].sets[s];
+            hyt_mpich_rule_t *r = mr + ((size_t)i * 64 + (size_t)s) * MAX_RULES;
+            for (int q = 0; q < ts->nrules; q++) {
+                hyt_al_point_t p = {.alg = ts->rules[q].alg, .k = ts->rules[q].k};
+                const cand_t *cd = hyt_tune_find_cand(cs[i].cands, cs[i].ncand, &p);
+                r[q].bytes_max = ts->rules[q].bytes_max;
+                r[q].alg = cd && cd->mpich >= 0 ? cd->mname : NULL;
+                won += r[q].alg != NULL;
+                total++;
+            }
+            ms[i * 64 + s] = (hyt_mpich_set_t){ts->nodes, ts->ppn, ts->nrules, r};
+        }
+    }
+    char *txt = hyt_mpich_json(mc, ncs), err[600];
+    if (!txt) {
+        fprintf(stderr, "hytune tune: out of memory building the MPICH file\n");
+        goto out;
+    }
+    rc = hyt_tune_write_atomic(t->mpich_json, txt, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "hytune tune: %s\n", err);
+    else
+        fprintf(stderr, "tune: wrote %s (%d of %d rules chose an MPICH algorithm; load it with "
+                "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)\n", t->mpich_json, won, total);
+    free(txt);
+out:
+    free(ms);
+    free(mr);
+    return rc;
+}
+
+/* Rules of every shape; written by rank 0. */
+int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, int ncs)
+{
+    hyt_tune_coll_t colls[MAX_COLLS];
+    hyt_tune_set_t *sets = calloc((size_t)ncs * 64, sizeof *sets);
+    const char **names = calloc((size_t)ncs * 256, sizeof *names);
+    int rc = -1;
+    if (!sets || !names)
+        goto out;
+    for (int i = 0; i < ncs; i++) {
+        colls[i].name = hyt_coll_name((hyt_coll_t)cs[i].c);
+        colls[i].sets = sets + i * 64;
+        colls[i].nsets = 0;
+        /* rules use candidate indices as categories: names indexed the same */
+        for (int q = 0; q < cs[i].ncand; q++)
+            names[i * 256 + cs[i].cands[q].cat] = cs[i].cands[q].alg->name;
+        for (int s = 0; s < j->nshapes; s++) {
+            if (!cs[i].rules || cs[i].nrules[s] < 1 ||
+                hyt_tune_shortlist(j, &cs[i], s, t->max_bytes, names + i * 256) != 0)
+                goto out;
+            sets[i * 64 + colls[i].nsets++] = (hyt_tune_set_t){
+                j->shapes[s][0], j->shapes[s][1], cs[i].nrules[s], cs[i].rules[s], names + i * 256};
+        }
+    }
+    char ver[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown";
+    int vlen = 0;
+    MPI_Get_library_version(ver, &vlen);
+    ver[strcspn(ver, "\n")] = 0; /* first line: library and version */
+    char *txt = hyt_table_json(j->nodes, j->ppn, ver, t->arrival ? t->arrival : "sync", colls, ncs);
+    char err[600];
+    if (!txt) {
+        fprintf(stderr, "hytune tune: out of memory building the table\n");
+        goto out;
+    }
+    rc = hyt_tune_write_atomic(t->out, txt, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "hytune tune: %s\n", err);
+    else
+        fprintf(stderr, "tune: wrote %s\n", t->out);
+    free(txt);
+    if (rc == 0 && t->mpich_json)
+        rc = write_mpich_json(t, cs, ncs, colls);
+out:
+    free(sets);
+    free(names);
+    return rc;
+}

@@ -1,0 +1,433 @@
+/* `hytune tune`: the search of one collective (learning loop, progress,
+ * rules, native guard). */
+#include "offline/tune_sched.h"
+#include "offline/memory.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROGRESS_EVERY_S 2.0 /* the rewritten line's period */
+
+/* Rank 0: keep a measured point (the native guard reuses it). */
+static void meas_add(coll_state_t *cs, const hyt_al_point_t *pt, double us, double sp, int cut)
+{
+    if (us < 0) /* failed: no time */
+        return;
+    if (cs->nmeas == cs->capmeas) {
+        int cap = cs->capmeas ? 2 * cs->capmeas : 256;
+        meas_t *q = realloc(cs->meas, (size_t)cap * sizeof *q);
+        if (!q)
+            return; /* not kept: the guard measures it again */
+        cs->meas = q;
+        cs->capmeas = cap;
+    }
+    cs->meas[cs->nmeas++] = (meas_t){*pt, us, sp, cut};
+}
+
+/* The measurement of exactly this point, an uncut one before a cut one;
+ * NULL if none. */
+static const meas_t *meas_find(const coll_state_t *cs, const hyt_al_point_t *pt)
+{
+    const meas_t *found = NULL;
+    for (int i = 0; i < cs->nmeas; i++) {
+        const hyt_al_point_t *q = &cs->meas[i].pt;
+        if (q->nodes == pt->nodes && q->ppn == pt->ppn && q->bytes == pt->bytes &&
+            q->alg == pt->alg && q->k == pt->k && (!found || found->cut))
+            found = &cs->meas[i];
+    }
+    return found;
+}
+
+/* The line: collective, points, benchmark seconds, expected gain left (or,
+ * --select variance, the variance left); points and cost of the iteration
+ * under way are added.  final: the collective is done, end the line. */
+static void progress_line(tune_ctx_t *x, const coll_state_t *cs, double t0, int points,
+                          double cost_s, int final)
+{
+    const tune_opts_t *t = x->opts;
+    double now = PMPI_Wtime();
+    if (!final && x->progress_shown > 0 && now - x->progress_shown < PROGRESS_EVERY_S)
+        return;
+    hyt_al_status_t st;
+    hyt_al_status(cs->al, &st);
+    char left[96];
+    if (!st.iterations)
+        snprintf(left, sizeof left, "first batch");
+    else if (t->select_variance)
+        snprintf(left, sizeof left, "variance %.3f of start", st.cumvar_rel);
+    else
+        snprintf(left, sizeof left, "expected gain left %.4g (stop below %.4g)", st.expected,
+                 t->threshold);
+    fprintf(stderr, "\r\033[Ktune: %s: %d points, benchmark %.1f s, %s, elapsed %.0f s%s",
+            hyt_coll_name((hyt_coll_t)cs->c), st.points + points, st.cost_s + cost_s, left,
+            now - t0, final ? "\n" : "");
+    fflush(stderr);
+    x->progress_shown = final ? 0 : now;
+}
+
+/* Clear the rewritten line before another message. */
+static void progress_clear(tune_ctx_t *x)
+{
+    if (x->progress_shown > 0)
+        fprintf(stderr, "\r\033[K");
+    x->progress_shown = 0;
+}
+
+/* Rank 0: say which points needed their retry, and which failed twice. */
+static void report_faults(tune_ctx_t *x, coll_state_t *cs, const hyt_al_point_t *pts, const double *us,
+                          const int *tries, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (tries[i] < 2)
+            continue;
+        progress_clear(x);
+        const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand, &pts[i]);
+        char k[24] = "";
+        if (cd && cd->k)
+            snprintf(k, sizeof k, " k=%d", cd->k);
+        cs->retried += us[i] >= 0;
+        fprintf(stderr, "tune: %s: %s%s at %d x %d, %llu B: %s\n",
+                hyt_coll_name((hyt_coll_t)cs->c), cd ? cd->label : "?", k, pts[i].nodes,
+                pts[i].ppn, (unsigned long long)pts[i].bytes,
+                us[i] >= 0 ? "failed once, the retry succeeded"
+                           : "failed twice, skipped (never chosen within a factor of 2 of this "
+                             "size at this shape)");
+    }
+}
+
+static void progress(tune_ctx_t *x, const coll_state_t *cs, double t0, double deadline)
+{
+    if (x->opts->progress == PROGRESS_LINE) {
+        progress_line(x, cs, t0, 0, 0, 0);
+        return;
+    }
+    hyt_al_status_t st;
+    hyt_al_status(cs->al, &st);
+    double el = PMPI_Wtime() - t0, per = st.iterations ? el / st.iterations : 0;
+    fprintf(stderr, "tune: %s iter %d: %d points, cumulative variance %.4g (%.3f of start), "
+            "elapsed %.2f s, to go <= %.2f s%s\n", hyt_coll_name((hyt_coll_t)cs->c),
+            st.iterations, st.points, st.cumvar, st.cumvar_rel, el,
+            fmax(0, fmin(deadline - PMPI_Wtime(), per * 20)), st.converged ? " (converged)" : "");
+}
+
+static void dump_batch(FILE *f, const coll_state_t *cs, const hyt_al_point_t *pts,
+                       const double *us, int n)
+{
+    for (int i = 0; f && i < n; i++) {
+        const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand, &pts[i]);
+        if (cd && us[i] >= 0) /* a failed point has no time */
+            hyt_oracle_write_row(f, hyt_coll_name((hyt_coll_t)cs->c), pts[i].nodes, pts[i].ppn,
+                             pts[i].bytes, cd->label, cd->k, us[i]);
+    }
+}
+
+/* Warm start: rows of this collective whose candidate exists here. */
+void hyt_tune_warm_start(coll_state_t *cs, const hyt_oracle_t *o)
+{
+    for (int i = 0; o && i < o->n; i++) {
+        const hyt_oracle_row_t *r = &o->rows[i];
+        if (strcmp(r->coll, hyt_coll_name((hyt_coll_t)cs->c)))
+            continue;
+        for (int q = 0; q < cs->ncand; q++)
+            if (!strcmp(cs->cands[q].label, r->alg) && cs->cands[q].k == r->k) {
+                hyt_al_point_t p = {r->nodes, r->ppn, r->bytes, cs->cands[q].cat, r->k};
+                hyt_al_add(cs->al, &p, &r->us, 1);
+            }
+    }
+}
+
+static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes);
+static void native_guard(tune_ctx_t *x, coll_state_t *cs);
+
+/* Rank 0's loop for one collective; other ranks follow in hyt_tune_run_round.  Then
+ * the rules, checked against native (native_guard). */
+int hyt_tune_coll_root(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE *dump)
+{
+    const tune_opts_t *t = x->opts;
+    const job_t *j = &x->job;
+    hyt_al_point_t pts[1024];
+    round_pt_t rp[1024];
+    int round_end[1024];
+    double us[1024], cost[1024], sigma[1024];
+    int tries[1024], cut[1024];
+    double t0 = PMPI_Wtime();
+    int max = 2 * t->batch; /* the initial random points come in one batch */
+    if (max > 1024)
+        max = 1024;
+    /* the first batch runs even past the deadline: the rules need a fitted model */
+    for (int iter = 0;; iter++) {
+        int n = iter == 0 || PMPI_Wtime() < deadline ? hyt_al_next(cs->al, pts, max) : 0;
+        if (n == 0)
+            break;
+        int nr = hyt_tune_plan_rounds(j, cs->al, pts, n, rp, round_end), done = 0;
+        for (int r = 0; r < nr; r++) {
+            int m = round_end[r] - done;
+            hyt_tune_run_round(&x->bench, j, cs->cands, cs->ncand, rp + done, m, t->point_budget,
+                               us + done, cost + done, tries + done, cut + done, sigma + done);
+            done = round_end[r];
+            if (t->progress == PROGRESS_LINE) {
+                double c = 0;
+                for (int q = 0; q < done; q++)
+                    c += cost[q];
+                progress_line(x, cs, t0, done, c, 0);
+            }
+        }
+        for (int i = 0; i < n; i++)
+            pts[i] = rp[i].pt; /* same order as planned */
+        report_faults(x, cs, pts, us, tries, n);
+        for (int i = 0; i < n; i++) {
+            cs->cut += cut[i];
+            meas_add(cs, &pts[i], us[i], sigma[i], cut[i]);
+        }
+        dump_batch(dump, cs, pts, us, n);
+        hyt_al_note_noise(cs->al, sigma, n);
+        int rc = hyt_al_update(cs->al, pts, us, cost, n);
+        progress(x, cs, t0, deadline);
+        if (rc < 0 || (rc == 1 && !t->exhaustive))
+            break;
+    }
+    if (t->progress == PROGRESS_LINE)
+        progress_line(x, cs, t0, 0, 0, 1);
+    if (build_rules(j, cs, t->max_bytes) == 0 && !t->no_guard)
+        native_guard(x, cs);
+    int zero = 0;
+    PMPI_Bcast(&zero, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return 0;
+}
+
+void hyt_tune_coll_follow(tune_ctx_t *x, coll_state_t *cs)
+{
+    round_pt_t rp[1024];
+    while (hyt_tune_run_round(&x->bench, &x->job, cs->cands, cs->ncand, rp, 0, x->opts->point_budget,
+                              NULL, NULL, NULL, NULL, NULL) > 0)
+        ;
+}
+
+/* The largest size of the grid at a shape (the memory limit may cut it). */
+static uint64_t shape_top(const coll_state_t *cs, int nodes, int ppn)
+{
+    uint64_t top = coll_gran(cs->c);
+    for (int g = 0; g < cs->ngrid; g++)
+        if (cs->grid[g].nodes == nodes && cs->grid[g].ppn == ppn && cs->grid[g].bytes > top)
+            top = cs->grid[g].bytes;
+    return top;
+}
+
+/* The model's prediction, with candidates that cannot run at a point's shape
+ * and size (MPICH algorithms with restrictions) made never best. */
+static int predict_valid(void *ctx, const hyt_al_point_t *pts, int n, double *us)
+{
+    coll_state_t *cs = ctx;
+    int rc = hyt_rules_predict_al(cs->al, pts, n, us);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand, &pts[i]);
+        uint64_t g = 1; /* the power of two of the point's group */
+        while (2 * g <= pts[i].bytes)
+            g *= 2;
+        if (cd && (!hyt_tune_cand_ok(cd, cs->c, pts[i].nodes, pts[i].ppn, pts[i].bytes) ||
+                   !hyt_tune_point_fits(cs->mem, cs->c, cd, pts[i].nodes * pts[i].ppn, g)))
+            us[i] = 1e30; /* not benchmarked */
+    }
+    return rc;
+}
+
+/* Rank 0: the rules of every shape from the model, up to the largest size
+ * benchmarked at that shape (the memory limit may stop below --max-bytes;
+ * the last rule has no bound).  0, or -1. */
+static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes)
+{
+    if (!cs->rules && !(cs->rules = calloc(64, sizeof *cs->rules)))
+        return -1;
+    hyt_al_point_t cp[256];
+    for (int s = 0; s < j->nshapes; s++) {
+        int nodes = j->shapes[s][0], ppn = j->shapes[s][1], nc = 0;
+        for (int q = 0; q < cs->ncand; q++)
+            if (hyt_tune_cand_ok(&cs->cands[q], cs->c, nodes, ppn, max_bytes))
+                cp[nc++] = (hyt_al_point_t){.alg = cs->cands[q].cat, .k = cs->cands[q].k};
+        cs->nrules[s] = hyt_rules_build(predict_valid, cs, nodes, ppn, cp, nc, coll_gran(cs->c),
+                                        shape_top(cs, nodes, ppn), coll_gran(cs->c),
+                                        cs->rules[s], MAX_RULES);
+        if (cs->nrules[s] < 1)
+            return -1;
+    }
+    return 0;
+}
+
+/* The native guard: a rule that replaces "native" (the MPI library's own
+ * selection) is kept only where both were measured, at the rule's sizes
+ * (hyt_rules_check_sizes: its edges and a few powers of two between), and
+ * it wins by more than the noise: its median below native's by more than
+ * max(HYT_GUARD_MARGIN, two standard errors of the difference of both
+ * medians' logs); elsewhere native is written.  A point already measured
+ * uncut (by the model's iterations, or for another rule) is not measured
+ * again.  The rule's candidate is measured in full first; native then races
+ * it: a native point whose second call is slower than HYT_GUARD_CUT times
+ * the candidate's median beyond the margin is cut there and the rule kept
+ * (the candidate wins by far more than the noise).  All ranks run the rounds
+ * (hyt_tune_coll_follow). */
+#define GUARD_MAX 4096
+
+/* Rank 0: measure n points (rounds of at most 1024), racing each against
+ * cut_us[i] (HUGE_VAL: never cut); each is kept (meas_add). */
+static void guard_measure(tune_ctx_t *x, coll_state_t *cs, round_pt_t *rp, const hyt_al_point_t *pts, const double *cut_us, int n)
+{
+    double us[1024], cost[1024], sp[1024];
+    int round_end[1024], tries[1024], cut[1024];
+    for (int done = 0; done < n;) {
+        int m = n - done < 1024 ? n - done : 1024;
+        int nr = hyt_tune_plan_rounds(&x->job, cs->al, pts + done, m, rp, round_end), at = 0;
+        for (int i = 0; i < m; i++) /* hyt_tune_plan_rounds keeps the order */
+            rp[i].cut_us = cut_us[done + i];
+        for (int r = 0; r < nr; r++) {
+            hyt_tune_run_round(&x->bench, &x->job, cs->cands, cs->ncand, rp + at, round_end[r] - at,
+                               x->opts->point_budget, us + at, cost + at, tries + at, cut + at, sp + at);
+            at = round_end[r];
+        }
+        for (int i = 0; i < m; i++) {
+            meas_add(cs, &rp[i].pt, us[i], sp[i], cut[i]);
+            cs->guard_cost += cost[i];
+        }
+        done += m;
+    }
+}
+
+/* Native's cut time against a measured candidate (HUGE_VAL: none). */
+static double guard_cut_us(const meas_t *mc)
+{
+    return !mc || mc->cut ? HUGE_VAL : hyt_rules_guard_cut_us(mc->us, mc->sp);
+}
+
+static void native_guard(tune_ctx_t *x, coll_state_t *cs)
+{
+    const job_t *j = &x->job;
+    int nat = -1;
+    for (int q = 0; q < cs->ncand; q++)
+        if ((cs->cands[q].alg->flags & HYT_ALG_NATIVE) && cs->cands[q].mpich < 0)
+            nat = cs->cands[q].cat;
+    if (nat < 0)
+        return;
+    uint64_t gran = coll_gran(cs->c), sz[64];
+    /* check i: pts[2i] the rule's candidate, pts[2i + 1] native */
+    hyt_al_point_t *pts = malloc(GUARD_MAX * sizeof *pts), *todo = malloc(GUARD_MAX / 2 * sizeof *todo);
+    int *owner = malloc(GUARD_MAX / 2 * sizeof *owner); /* shape * MAX_RULES + rule */
+    round_pt_t *rp = malloc(1024 * sizeof *rp);
+    double *cut_us = malloc(GUARD_MAX / 2 * sizeof *cut_us);
+    hyt_rules_verdict_t *v = malloc(GUARD_MAX / 2 * sizeof *v);
+    hyt_tune_rule_t *tmp = malloc(MAX_RULES * sizeof *tmp);
+    int n = 0, checked = 0, changed = 0, native_sizes = 0, reused = 0;
+    if (!pts || !todo || !owner || !rp || !cut_us || !v || !tmp)
+        goto out;
+    for (int s = 0; s < j->nshapes; s++) {
+        int nodes = j->shapes[s][0], ppn = j->shapes[s][1];
+        for (int r = 0; r < cs->nrules[s]; r++) {
+            const hyt_tune_rule_t *ru = &cs->rules[s][r];
+            if (ru->alg == nat)
+                continue;
+            int m = hyt_rules_check_sizes(cs->rules[s], cs->nrules[s], r,
+                                          shape_top(cs, nodes, ppn), gran, sz, 64);
+            checked += m > 0;
+            for (int i = 0; i < m && n < GUARD_MAX / 2; i++) {
+                owner[n] = s * MAX_RULES + r;
+                pts[2 * n] = (hyt_al_point_t){nodes, ppn, sz[i], ru->alg, ru->k};
+                pts[2 * n + 1] = (hyt_al_point_t){nodes, ppn, sz[i], nat, 0};
+                n++;
+            }
+        }
+    }
+    /* 1: the candidates not measured uncut yet, in full; 2: native, racing them */
+    for (int phase = 0; phase < 2; phase++) {
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            const hyt_al_point_t *p = &pts[2 * i + phase];
+            const meas_t *had = meas_find(cs, p);
+            double cu = phase ? guard_cut_us(meas_find(cs, &pts[2 * i])) : HUGE_VAL;
+            if (had && (!had->cut || had->us > cu)) { /* a cut native point slower than cu serves */
+                reused++;
+                continue;
+            }
+            todo[m] = *p;
+            cut_us[m++] = cu;
+        }
+        guard_measure(x, cs, rp, todo, cut_us, m);
+    }
+    /* verdicts per shape, then the rules rewritten */
+    for (int s = 0; s < j->nshapes; s++) {
+        int nv = 0, ch = 0;
+        for (int i = 0; i < n; i++) {
+            if (owner[i] / MAX_RULES != s)
+                continue;
+            const meas_t *mc = meas_find(cs, &pts[2 * i]), *mn = meas_find(cs, &pts[2 * i + 1]);
+            /* a failed point has no measurement; a cut candidate is never used */
+            int keep = hyt_rules_guard_keep(mc && !mc->cut ? mc->us : -1, mc ? mc->sp : 0,
+                                            mn ? mn->us : -1, mn ? mn->sp : 0, mn && mn->cut);
+            v[nv++] = (hyt_rules_verdict_t){owner[i] % MAX_RULES, pts[2 * i].bytes, keep};
+            native_sizes += !keep;
+        }
+        int nr = hyt_rules_apply_native(cs->rules[s], cs->nrules[s], v, nv, nat, gran, tmp,
+                                        MAX_RULES, &ch);
+        if (nr > 0) {
+            memcpy(cs->rules[s], tmp, (size_t)nr * sizeof *tmp);
+            cs->nrules[s] = nr;
+            changed += ch;
+        }
+    }
+    fprintf(stderr, "tune: %s: native guard: %d rules replace native, measured against it at %d "
+            "sizes (%d points, %d of them reused, %.3f s); native kept at %d sizes, %d rules "
+            "changed\n", hyt_coll_name((hyt_coll_t)cs->c), checked, n, 2 * n, reused,
+            cs->guard_cost, native_sizes, changed);
+out:
+    free(pts);
+    free(todo);
+    free(owner);
+    free(rp);
+    free(cut_us);
+    free(v);
+    free(tmp);
+}
+
+/* The shortlists of shape s's final rules (table format 2): the candidates
+ * the model cannot rule out next to each rule's choice.  0, or -1. */
+int hyt_tune_shortlist(const job_t *j, coll_state_t *cs, int s, uint64_t max_bytes,
+                           const char *const *names)
+{
+    hyt_al_point_t cp[256];
+    int nodes = j->shapes[s][0], ppn = j->shapes[s][1], nc = 0;
+    for (int q = 0; q < cs->ncand; q++)
+        if (hyt_tune_cand_ok(&cs->cands[q], cs->c, nodes, ppn, max_bytes))
+            cp[nc++] = (hyt_al_point_t){.alg = cs->cands[q].cat, .k = cs->cands[q].k};
+    return hyt_rules_shortlist(predict_valid, cs, hyt_rules_spread_al, cs->al, nodes, ppn, cp, nc,
+                               names, shape_top(cs, nodes, ppn), cs->rules[s], cs->nrules[s]);
+}
+
+int hyt_tune_setup_coll(tune_ctx_t *x, coll_state_t *cs, int c)
+{
+    const tune_opts_t *t = x->opts;
+    const job_t *j = &x->job;
+    cs->c = c;
+    cs->mem = &x->mem;
+    cs->ncand = hyt_tune_make_cands(c, j, t->k_max, x->use_mpich, cs->cands, 256);
+    uint64_t top[256];
+    cs->ngrid = hyt_tune_make_grid(&x->mem, c, j, cs->cands, cs->ncand, t->max_bytes, &cs->grid,
+                                   top);
+    if (cs->ngrid == 0 && hyt_world_rank == 0) { /* the limit leaves nothing: say so, stop */
+        uint64_t need = UINT64_MAX;
+        for (int q = 0; q < cs->ncand; q++) {
+            uint64_t v = hyt_tune_point_need(&x->mem, c, &cs->cands[q], 2, coll_gran(c));
+            need = v < need ? v : need;
+        }
+        char a[32], b[32];
+        fprintf(stderr, "hytune tune: --mem-limit %s: %s needs %s for %d ranks at its smallest "
+                "size; give a larger --mem-limit or run fewer ranks per node\n",
+                hyt_mem_fmt(x->mem.limit, a, sizeof a), hyt_coll_name((hyt_coll_t)c),
+                hyt_mem_fmt(need, b, sizeof b), x->mem.count);
+    }
+    if (cs->ngrid < 1)
+        return -1;
+    if (hyt_world_rank == 0)
+        hyt_tune_report_mem(&x->mem, c, j, cs->cands, cs->ncand, top, t->max_bytes);
+    hyt_al_opts_t ao;
+    hyt_tune_al_opts(t, coll_gran(c), &ao);
+    cs->al = hyt_al_new(cs->grid, cs->ngrid, &ao);
+    return cs->al ? 0 : -1;
+}
