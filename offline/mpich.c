@@ -211,7 +211,7 @@ static void alg(sbuf_t *b, const char *container)
 
 /* An algorithm every call of c accepts (intra-communicators): the intra
  * entry of the general table below. */
-static void general(sbuf_t *b, hyt_coll_t c);
+static void general(sbuf_t *b, const char *coll);
 
 /* The tuned choice name for c, guarded where MPICH 4.0.2 cannot run it for
  * every call (those calls take the general algorithm). */
@@ -225,22 +225,22 @@ static void choice(sbuf_t *b, hyt_coll_t c, const char *name)
             put(b, "{\"is_commutative=yes\":");
             alg(b, cont);
             put(b, ",\"is_commutative=no\":");
-            general(b, c);
+            general(b, hyt_coll_name(c));
             put(b, "}");
         } else {
             alg(b, cont);
         }
         put(b, ",\"comm_hierarchy=any\":");
-        general(b, c);
+        general(b, hyt_coll_name(c));
         put(b, "}");
     } else if ((c == HYT_COLL_ALLREDUCE && !strcmp(name, "reduce_scatter_allgather")) ||
                (c == HYT_COLL_REDUCE && !strcmp(name, "reduce_scatter_gather"))) {
         put(b, "{\"is_op_built_in=yes\":{\"count<pow2\":");
-        general(b, c);
+        general(b, hyt_coll_name(c));
         put(b, ",\"count=any\":");
         alg(b, cont);
         put(b, "},\"is_op_built_in=no\":");
-        general(b, c);
+        general(b, hyt_coll_name(c));
         put(b, "}");
     } else if (c == HYT_COLL_ALLTOALL) {
         /* in place: only pairwise_sendrecv_replace; otherwise anything but it */
@@ -255,14 +255,14 @@ static void choice(sbuf_t *b, hyt_coll_t c, const char *name)
         put(b, "{\"is_commutative=yes\":");
         alg(b, cont);
         put(b, ",\"is_commutative=no\":");
-        general(b, c);
+        general(b, hyt_coll_name(c));
         put(b, "}");
     } else if ((c == HYT_COLL_REDUCE_SCATTER_BLOCK && !strcmp(name, "noncommutative")) ||
                (c == HYT_COLL_ALLGATHER && !strcmp(name, "recursive_doubling"))) {
         put(b, "{\"comm_size=pow2\":");
         alg(b, cont);
         put(b, ",\"comm_size=any\":");
-        general(b, c);
+        general(b, hyt_coll_name(c));
         put(b, "}");
     } else {
         alg(b, cont);
@@ -272,7 +272,7 @@ static void choice(sbuf_t *b, hyt_coll_t c, const char *name)
 /* Size rules of one set: MPICH's size key is per rank for these collectives
  * except allgather and reduce_scatter_block, whose key is the total over
  * the communicator (hytune's threshold times the set's ranks). */
-static void sizes(sbuf_t *b, hyt_coll_t c, const hyt_mpich_set_t *s)
+static void sizes(sbuf_t *b, hyt_coll_t c, const char *name, const hyt_mpich_set_t *s)
 {
     /* MPICH 4.0.2 (csel.c) computes avg_msg_size for Allreduce, Bcast, Reduce
      * and Alltoall only, and total_msg_size (bytes over the communicator)
@@ -302,8 +302,10 @@ static void sizes(sbuf_t *b, hyt_coll_t c, const hyt_mpich_set_t *s)
     for (int i = 0; i < n; i++) {
         if (s->rules[i].alg)
             choice(&r[i], c, s->rules[i].alg);
+        else if (s->rules[i].text)
+            put(&r[i], "%s", s->rules[i].text);
         else
-            general(&r[i], c);
+            general(&r[i], name);
         b->oom |= r[i].oom;
         if (s->rules[i].bytes_max == UINT64_MAX)
             n = i + 1; /* nothing after an unbounded rule */
@@ -342,7 +344,7 @@ static int by_shape(const void *a, const void *b)
     return x->nodes < y->nodes ? -1 : x->nodes > y->nodes;
 }
 
-static void tuned(sbuf_t *b, const hyt_mpich_coll_t *t)
+static void tuned(sbuf_t *b, const hyt_mpich_coll_t *t, const char *name)
 {
     hyt_mpich_set_t *s = malloc((size_t)(t->nsets > 0 ? t->nsets : 1) * sizeof *s);
     if (!s) {
@@ -351,9 +353,9 @@ static void tuned(sbuf_t *b, const hyt_mpich_coll_t *t)
     }
     memcpy(s, t->sets, (size_t)t->nsets * sizeof *s);
     qsort(s, (size_t)t->nsets, sizeof *s, by_shape);
-    put(b, "\"collective=%s\":{\"comm_type=intra\":", hyt_coll_name(t->coll));
+    put(b, "\"collective=%s\":{\"comm_type=intra\":", name);
     if (t->nsets == 1) {
-        sizes(b, t->coll, &s[0]);
+        sizes(b, t->coll, name, &s[0]);
     } else {
         put(b, "{");
         for (int i = 0; i < t->nsets;) {
@@ -367,7 +369,7 @@ static void tuned(sbuf_t *b, const hyt_mpich_coll_t *t)
             else
                 put(b, "\"comm_size=any\":");
             if (j - i == 1) {
-                sizes(b, t->coll, &s[i]);
+                sizes(b, t->coll, name, &s[i]);
             } else {
                 put(b, "{");
                 for (int q = i; q < j; q++) {
@@ -377,7 +379,7 @@ static void tuned(sbuf_t *b, const hyt_mpich_coll_t *t)
                         put(b, "\"comm_size<=%d\":", s[q].nodes * s[q].ppn);
                     else
                         put(b, "\"comm_size=any\":");
-                    sizes(b, t->coll, &s[q]);
+                    sizes(b, t->coll, name, &s[q]);
                 }
                 put(b, "}");
             }
@@ -439,28 +441,43 @@ static const struct {
     {"ineighbor_alltoallw", "{\"algorithm=MPIR_Ineighbor_alltoallw_allcomm_sched_linear\":{}}", NULL},
 };
 
-static void general(sbuf_t *b, hyt_coll_t c)
+const char *hyt_mpich_general(const char *coll)
 {
     for (size_t o = 0; o < sizeof others / sizeof others[0]; o++)
-        if (!strcmp(hyt_coll_name(c), others[o].coll)) {
-            put(b, "%s", others[o].intra);
-            return;
-        }
-    b->oom = 1; /* not reached: every hyt_coll_t has a row above; refuse the export */
+        if (!strcmp(coll, others[o].coll))
+            return others[o].intra;
+    return NULL;
+}
+
+static void general(sbuf_t *b, const char *coll)
+{
+    const char *g = hyt_mpich_general(coll);
+    if (g)
+        put(b, "%s", g);
+    else
+        b->oom = 1; /* not reached: every collective passed has a row above; refuse the export */
 }
 
 char *hyt_mpich_json(const hyt_mpich_coll_t *colls, int ncolls)
+{
+    return hyt_mpich_json_named(colls, NULL, ncolls);
+}
+
+char *hyt_mpich_json_named(const hyt_mpich_coll_t *colls, const char *const *names, int ncolls)
 {
     sbuf_t b = {0};
     put(&b, "{");
     for (size_t o = 0; o < sizeof others / sizeof *others; o++) {
         const hyt_mpich_coll_t *t = NULL;
-        for (int i = 0; i < ncolls; i++)
-            if (!strcmp(hyt_coll_name(colls[i].coll), others[o].coll) && colls[i].nsets > 0)
-                t = &colls[i];
+        const char *tname = NULL;
+        for (int i = 0; i < ncolls; i++) {
+            const char *nm = names && names[i] ? names[i] : hyt_coll_name(colls[i].coll);
+            if (!strcmp(nm, others[o].coll) && colls[i].nsets > 0)
+                t = &colls[i], tname = nm;
+        }
         put(&b, "%s\n", o ? "," : "");
         if (t) {
-            tuned(&b, t);
+            tuned(&b, t, tname);
         } else {
             put(&b, "\"collective=%s\":", others[o].coll);
             if (others[o].inter)

@@ -50,6 +50,8 @@ int hyt_mpich_current(hyt_coll_t c);
 typedef struct hyt_mpich_rule {
     uint64_t bytes_max;   /* UINT64_MAX: no bound */
     const char *alg;      /* MPICH algorithm name, or NULL: not an MPICH winner */
+    const char *text;     /* alg NULL: this subtree as it is (a nonblocking winner with its
+                           * parameters, offline/nbtune.c), or NULL: the general algorithm */
 } hyt_mpich_rule_t;
 
 typedef struct hyt_mpich_set {
@@ -59,14 +61,22 @@ typedef struct hyt_mpich_set {
 } hyt_mpich_set_t;
 
 typedef struct hyt_mpich_coll {
-    hyt_coll_t coll;
+    hyt_coll_t coll;               /* its size key (a nonblocking form: the blocking one's) */
     int nsets;
     const hyt_mpich_set_t *sets;   /* any order */
 } hyt_mpich_coll_t;
+
+/* The general algorithm the file gives an untuned collective (MPICH's name,
+ * "iallreduce"): a subtree text, or NULL if MPICH 4.0.2 has no such name. */
+const char *hyt_mpich_general(const char *coll);
 
 /* JSON text (malloc'ed) or NULL.  Sets are grouped by ppn ascending
  * ("comm_avg_ppn<=P"), inside by nodes ascending ("comm_size<=nodes*ppn");
  * the largest of each level has no bound. */
 char *hyt_mpich_json(const hyt_mpich_coll_t *colls, int ncolls);
+/* The same where colls[i] is MPICH's collective names[i] ("iallreduce", a
+ * nonblocking form whose size key is colls[i].coll's); names NULL or
+ * names[i] NULL: hyt_coll_name(colls[i].coll). */
+char *hyt_mpich_json_named(const hyt_mpich_coll_t *colls, const char *const *names, int ncolls);
 
 #endif

@@ -11,6 +11,14 @@
  *                      a 16-byte Iallreduce with one fails, the same call
  *                      made directly through PMPI succeeds, and a 4000-byte
  *                      one (rule "auto") succeeds with PMPI's result
+ *   test_nbsel results only the results against PMPI's (whatever selects
+ *                      MPICH's algorithms: an MPICH selection file)
+ *   test_nbsel sig     how MPICH calls a commutative user op in a 64-byte
+ *                      Ireduce to rank 0: calls per rank, a timing-free
+ *                      signature of the algorithm and radix MPICH ran
+ *   test_nbsel export-ireduce K FILE   (not in the -plain build) the MPICH
+ *                      selection file offline/nbtune.c writes for a table
+ *                      whose Ireduce rule is tsp_tree with radix K
  * The -plain build runs the same under LD_PRELOAD of libhytune.so. */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -23,7 +31,8 @@
 #ifdef HYT_TEST_PLAIN
 #include "src/mpit.c" /* the library under LD_PRELOAD keeps its own copy to itself */
 #else
-#include "src/mpit.h"
+#include "offline/mpich.c"
+#include "offline/nbtune.c"
 #endif
 #include "test/check.h"
 
@@ -136,8 +145,12 @@ static void expect(int n, int bytes, int p, const char **alg, const char **kv1, 
 }
 
 /* The call of n at bytes started as the table says; everything is back now. */
+static int vars_checked;
+
 static void check_vars(int n, int bytes, int calls_before)
 {
+    if (!vars_checked)
+        return;
     const char *alg, *kv1, *kv2;
     int k, p;
     MPI_Comm_size(MPI_COMM_WORLD, &p);
@@ -265,12 +278,84 @@ static void effect_mode(void)
     MPI_Comm_free(&comm);
 }
 
+static int op_calls;
+
+static void count_sum(void *in, void *io, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        ((int *)io)[i] += ((int *)in)[i];
+    op_calls++;
+}
+
+static void sig_mode(void)
+{
+    int r, p, s[16], d[16];
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Op op;
+    MPI_Op_create(count_sum, 1, &op);
+    for (int i = 0; i < 16; i++)
+        s[i] = r + i;
+    MPI_Request q;
+    CHECK(MPI_Ireduce(s, d, 16, MPI_INT, op, 0, MPI_COMM_WORLD, &q) == MPI_SUCCESS, "ireduce");
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 16 && r == 0; i++)
+        CHECK(d[i] == p * i + p * (p - 1) / 2, "ireduce[%d] = %d", i, d[i]);
+    MPI_Op_free(&op);
+    for (int q2 = 0; q2 < p; q2++) { /* one line per rank, in rank order */
+        if (q2 == r) {
+            printf("ireduce rank %d: op calls %d\n", r, op_calls);
+            fflush(stdout);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
+#ifndef HYT_TEST_PLAIN
+static void export_mode(int k, const char *file)
+{
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    CHECK(hyt_mpit_begin() == 0, "MPI_T");
+    hyt_nb_rule_t rule = {.bytes_max = UINT64_MAX, .alg = "tsp_tree", .k = k};
+    hyt_nb_set_t set = {INT32_MAX, INT32_MAX, 1, &rule};
+    hyt_nb_table_t t = {.nsets = {[HYT_NB_IREDUCE] = 1}, .sets = {[HYT_NB_IREDUCE] = &set}};
+    hyt_mpich_coll_t mc[HYT_NB_NCOLL];
+    const char *names[HYT_NB_NCOLL];
+    hyt_nbtune_keep_t keep;
+    int won, dropped, n = hyt_nbtune_mpich(&t, mc, names, HYT_NB_NCOLL, &keep, &won, &dropped);
+    CHECK(n == 1 && won == 1 && dropped == 0, "export: %d collectives, %d won, %d dropped", n, won,
+          dropped);
+    char *txt = n == 1 ? hyt_mpich_json_named(mc, names, n) : NULL;
+    char want[64];
+    snprintf(want, sizeof want, "{\"k=%d\":{},\"tree_type=0\":{}", k);
+    CHECK(txt && strstr(txt, "\"algorithm=MPIR_Ireduce_intra_tsp_tree\":") && strstr(txt, want),
+          "the file has Ireduce tsp_tree with %s", want);
+    FILE *f = r == 0 && txt ? fopen(file, "w") : NULL;
+    if (f) {
+        fputs(txt, f);
+        fclose(f);
+    }
+    free(txt);
+    hyt_nbtune_mpich_free(&keep);
+    hyt_mpit_end();
+}
+#endif
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const char *mode = argc > 1 ? argv[1] : "vars";
+    vars_checked = !strcmp(mode, "vars");
     if (!strcmp(mode, "effect"))
         effect_mode();
+    else if (!strcmp(mode, "sig"))
+        sig_mode();
+#ifndef HYT_TEST_PLAIN
+    else if (!strcmp(mode, "export-ireduce") && argc > 3)
+        export_mode(atoi(argv[2]), argv[3]);
+#endif
     else
         vars_mode();
     for (int n = 0; n < NNB; n++) {

@@ -92,9 +92,9 @@ static int write_mode(const char *file, const char *spec)
         }
         snprintf(algs[n], sizeof algs[n], "%s", eq + 1);
         int nr = 0;
-        rules[n][nr++] = (hyt_mpich_rule_t){lim, strcmp(algs[n], "-") ? algs[n] : NULL};
+        rules[n][nr++] = (hyt_mpich_rule_t){lim, strcmp(algs[n], "-") ? algs[n] : NULL, NULL};
         if (lim != UINT64_MAX)
-            rules[n][nr++] = (hyt_mpich_rule_t){UINT64_MAX, NULL};
+            rules[n][nr++] = (hyt_mpich_rule_t){UINT64_MAX, NULL, NULL};
         sets[n][0] = (hyt_mpich_set_t){1, 2, nr, rules[n]};
         sets[n][1] = (hyt_mpich_set_t){2, 4, nr, rules[n]};
         colls[n] = (hyt_mpich_coll_t){(hyt_coll_t)c, 2, sets[n]};
@@ -151,11 +151,11 @@ int main(int argc, char **argv)
 
     /* export: two shapes, allreduce RD up to 1 KiB then hytune, bcast scatter-ring from
      * 64 KiB, allgather RD (pof2 guard) with total size keys, alltoall in-place guard */
-    hyt_mpich_rule_t ar[] = {{1024, "recursive_doubling"}, {UINT64_MAX, NULL}};
-    hyt_mpich_rule_t ar2[] = {{512, "reduce_scatter_allgather"}, {4096, "smp"}, {UINT64_MAX, "nb"}};
-    hyt_mpich_rule_t bc[] = {{100, NULL}, {65536, "binomial"}, {UINT64_MAX, "scatter_ring_allgather"}};
-    hyt_mpich_rule_t ag[] = {{256, "recursive_doubling"}, {UINT64_MAX, "ring"}};
-    hyt_mpich_rule_t aa[] = {{UINT64_MAX, "scattered"}};
+    hyt_mpich_rule_t ar[] = {{1024, "recursive_doubling", NULL}, {UINT64_MAX, NULL, NULL}};
+    hyt_mpich_rule_t ar2[] = {{512, "reduce_scatter_allgather", NULL}, {4096, "smp", NULL}, {UINT64_MAX, "nb", NULL}};
+    hyt_mpich_rule_t bc[] = {{100, NULL, NULL}, {65536, "binomial", NULL}, {UINT64_MAX, "scatter_ring_allgather", NULL}};
+    hyt_mpich_rule_t ag[] = {{256, "recursive_doubling", NULL}, {UINT64_MAX, "ring", NULL}};
+    hyt_mpich_rule_t aa[] = {{UINT64_MAX, "scattered", NULL}};
     hyt_mpich_set_t sar[] = {{4, 2, 3, ar2}, {1, 2, 2, ar}, {2, 2, 2, ar}, {4, 1, 2, ar}};
     hyt_mpich_set_t sbc[] = {{2, 2, 3, bc}};
     hyt_mpich_set_t sag[] = {{2, 2, 2, ag}};
