@@ -117,15 +117,15 @@ static int start(const bench_t *b, hyt_nb_t n, int c, MPI_Request *q)
 {
     switch (n) {
     case HYT_NB_IALLREDUCE:
-        return MPI_Iallreduce(b->s, b->d, c, MPI_INT, MPI_SUM, b->comm, q);
+        return PMPI_Iallreduce(b->s, b->d, c, MPI_INT, MPI_SUM, b->comm, q);
     case HYT_NB_IBCAST:
-        return MPI_Ibcast(b->d, c, MPI_INT, 0, b->comm, q);
+        return PMPI_Ibcast(b->d, c, MPI_INT, 0, b->comm, q);
     case HYT_NB_IREDUCE:
-        return MPI_Ireduce(b->s, b->d, c, MPI_INT, MPI_SUM, 0, b->comm, q);
+        return PMPI_Ireduce(b->s, b->d, c, MPI_INT, MPI_SUM, 0, b->comm, q);
     case HYT_NB_IALLGATHER:
-        return MPI_Iallgather(b->s, c, MPI_INT, b->d, c, MPI_INT, b->comm, q);
+        return PMPI_Iallgather(b->s, c, MPI_INT, b->d, c, MPI_INT, b->comm, q);
     default:
-        return MPI_Ialltoall(b->s, c, MPI_INT, b->d, c, MPI_INT, b->comm, q);
+        return PMPI_Ialltoall(b->s, c, MPI_INT, b->d, c, MPI_INT, b->comm, q);
     }
 }
 
@@ -328,10 +328,15 @@ hyt_nb_table_t *hyt_nbtune_run(MPI_Comm comm, int nodes, int ppn, const hyt_nbtu
         logf_(log, b.rank, "tune: %s: %d MPICH candidates (algorithms x k up to %d), %d sizes "
               "%llu..%llu B\n", hyt_nb_name((hyt_nb_t)n), nc, kcap, nsizes,
               (unsigned long long)sizes[0], (unsigned long long)sizes[nsizes - 1]);
+        /* this collective's share of what is left of the budget */
+        int left = 0;
+        for (int m = n; m < HYT_NB_NCOLL; m++)
+            left += (o->mask >> m) & 1;
+        double deadline = PMPI_Wtime() + (o->budget_s - (PMPI_Wtime() - t_start)) / left;
         int measured = 0;
         for (int si = 0; si < nsizes; si++) {
             /* rank 0's clock decides, for every rank alike */
-            int stop = o->budget_s > 0 && PMPI_Wtime() - t_start > o->budget_s;
+            int stop = o->budget_s > 0 && PMPI_Wtime() > deadline;
             PMPI_Bcast(&stop, 1, MPI_INT, 0, b.comm);
             if (stop) {
                 logf_(log, b.rank, "tune: %s: time budget spent; sizes above %llu B keep MPICH's "
@@ -392,6 +397,12 @@ hyt_nb_table_t *hyt_nbtune_run(MPI_Comm comm, int nodes, int ppn, const hyt_nbtu
                     rules[nr - 1] = r; /* one range: the times of its largest size */
                 else
                     rules[nr++] = r;
+            }
+            if (rules && nr > 0 && measured < nsizes && strcmp(rules[nr - 1].alg, "auto")) {
+                /* the sizes not measured keep MPICH's own choice */
+                rules[nr] = (hyt_nb_rule_t){.predicted_us = -1, .native_us = -1, .value = -1,
+                                            .kv = {-1, -1}};
+                snprintf(rules[nr++].alg, sizeof rules[0].alg, "auto");
             }
             if (rules && nr > 0) {
                 rules[nr - 1].bytes_max = UINT64_MAX;

@@ -16,6 +16,7 @@
  * run, and the --oracle replay without MPI. */
 #include "offline/tune.h"
 #include "offline/mpich.h"
+#include "offline/nbtune.h"
 #include "offline/oracle.h"
 #include "offline/tune_out.h"
 #include "src/hyt.h"
@@ -155,13 +156,35 @@ static int mpi_main(const tune_opts_t *t)
             fprintf(stderr, "tune: %s: %d candidates, %d grid points\n",
                     hyt_coll_name((hyt_coll_t)cs[i].c), cs[i].ncand, cs[i].ngrid);
             double left = t->timeout - (PMPI_Wtime() - start);
-            hyt_tune_coll_root(&x, &cs[i], PMPI_Wtime() + left / (t->ncolls - i), dump);
+            /* --nonblocking takes one share more */
+            hyt_tune_coll_root(&x, &cs[i], PMPI_Wtime() + left / (t->ncolls - i +
+                                                                  (t->nonblocking != 0)), dump);
         } else {
             hyt_tune_coll_follow(&x, &cs[i]);
         }
     }
-    if (rank == 0 && rc == 0 && cs && hyt_tune_write_table(t, &x.job, cs, t->ncolls) != 0)
+    hyt_nb_table_t *nb = NULL;
+    if (rc == 0 && cs && t->nonblocking) {
+        if (!x.use_mpich) {
+            if (rank == 0)
+                fprintf(stderr, "tune: --nonblocking: skipped: MPICH's nonblocking algorithms are "
+                        "selected through MPI_T, which %s; the table gets no nonblocking "
+                        "section\n",
+#ifdef HYT_SMPI
+                        "SimGrid does not have"
+#else
+                        "does not reach them here"
+#endif
+                );
+        } else {
+            double left = t->timeout - (PMPI_Wtime() - start);
+            hyt_nbtune_opts_t no = {t->nonblocking, t->max_bytes, t->k_max, left > 1 ? left : 1};
+            nb = hyt_nbtune_run(MPI_COMM_WORLD, x.job.nodes, x.job.ppn, &no, stderr);
+        }
+    }
+    if (rank == 0 && rc == 0 && cs && hyt_tune_write_table(t, &x.job, cs, t->ncolls, nb) != 0)
         rc = 1;
+    hyt_nb_table_free(nb);
     if (rank == 0 && rc == 0 && cs) { /* the whole run, for scripts (bench/tune_scale.sh) */
         int iters = 0, points = 0, failed = 0, retried = 0, ncut = 0;
         double bench_s = 0;

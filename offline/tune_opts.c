@@ -1,5 +1,6 @@
 /* `hytune tune`: the command line (--help, parsing, checks between options). */
 #include "offline/tune_opts.h"
+#include "offline/nbtune.h"
 #include "offline/oracle.h"
 
 #include <stdlib.h>
@@ -77,6 +78,11 @@ void hyt_tune_usage(FILE *f)
             "                     groups are known (default: points of a batch run at\n"
             "                     once on disjoint groups)\n"
             "  --no-mpich-algs    do not benchmark MPICH's own algorithms (MPI_T)\n"
+            "  --nonblocking LIST also benchmark MPICH's algorithms and radixes (MPI_T)\n"
+            "                     for these nonblocking collectives (all, or of\n"
+            "                     iallreduce,ibcast,ireduce,iallgather,ialltoall): the\n"
+            "                     table's nonblocking section, and --mpich-json entries;\n"
+            "                     MPICH only (skipped under SimGrid, which has no MPI_T)\n"
             "  --forest-depth N, --forest-min-leaf N, --forest-trees N\n"
             "                     shape of the random forest (defaults: see docs/tuner.md)\n"
             "  --inject-fail ALG, --inject-fail-once ALG\n"
@@ -233,6 +239,9 @@ int hyt_tune_parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t
             o->out = v;
         } else if (!strcmp(a, "--mpich-json")) {
             o->mpich_json = v;
+        } else if (!strcmp(a, "--nonblocking")) {
+            if (hyt_nbtune_parse(v, &o->nonblocking, err, len))
+                return -1;
         } else if (!strcmp(a, "--oracle")) {
             o->oracle = v;
         } else if (!strcmp(a, "--oracle-noise")) {
@@ -345,6 +354,11 @@ int hyt_tune_parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t
         return -1;
     }
 #endif
+    if (o->nonblocking && (o->oracle || o->no_mpich)) {
+        snprintf(err, len, "--nonblocking measures MPICH's algorithms on the running job: drop "
+                 "%s", o->oracle ? "--oracle" : "--no-mpich-algs");
+        return -1;
+    }
     if (o->mpich_json && o->no_mpich) {
         snprintf(err, len, "--mpich-json needs MPICH algorithms as candidates: drop "
                  "--no-mpich-algs");

@@ -40,6 +40,7 @@ typedef struct tune_opts {
     int forest_depth, forest_min_leaf, forest_trees; /* 0: the forest's defaults */
     uint64_t mem_limit;       /* --mem-limit bytes (0: a share of the node's memory) */
     int no_guard;             /* --no-native-guard: rules replace native unchecked */
+    unsigned nonblocking;     /* --nonblocking LIST: bit n for hyt_nb_t n (0: none) */
 } tune_opts_t;
 
 /* The text of --help. */

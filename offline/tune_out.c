@@ -1,6 +1,7 @@
 /* `hytune tune`: the table, MPICH's selection file, the --dump file. */
 #include "offline/tune_out.h"
 #include "offline/mpich.h"
+#include "offline/nbtune.h"
 #include "src/file.h"
 
 #include <errno.h>
@@ -19,9 +20,12 @@ void hyt_tune_dump_close(FILE *mem, char **text, const char *path)
 
 /* The MPICH selection file of the rules (rank 0). */
 static int write_mpich_json(const tune_opts_t *t, coll_state_t *cs, int ncs,
-                            const hyt_tune_coll_t *colls)
+                            const hyt_tune_coll_t *colls, const hyt_nb_table_t *nb)
 {
-    hyt_mpich_coll_t mc[MAX_COLLS];
+    hyt_mpich_coll_t mc[MAX_COLLS + HYT_NB_NCOLL];
+    const char *mnames[MAX_COLLS + HYT_NB_NCOLL] = {NULL};
+    hyt_nbtune_keep_t keep = {0};
+    int nnb = 0, nb_won = 0, nb_dropped = 0;
     hyt_mpich_set_t *ms = calloc((size_t)ncs * 64, sizeof *ms);
     hyt_mpich_rule_t *mr = calloc((size_t)ncs * 64 * MAX_RULES, sizeof *mr);
     int rc = -1, won = 0, total = 0;
@@ -43,7 +47,12 @@ static int write_mpich_json(const tune_opts_t *t, coll_state_t *cs, int ncs,
             ms[i * 64 + s] = (hyt_mpich_set_t){ts->nodes, ts->ppn, ts->nrules, r};
         }
     }
-    char *txt = hyt_mpich_json(mc, ncs), err[600];
+    if (nb && (nnb = hyt_nbtune_mpich(nb, mc + ncs, mnames + ncs, HYT_NB_NCOLL, &keep, &nb_won,
+                                      &nb_dropped)) < 0) {
+        fprintf(stderr, "hytune tune: out of memory building the MPICH file\n");
+        goto out;
+    }
+    char *txt = hyt_mpich_json_named(mc, mnames, ncs + nnb), err[600];
     if (!txt) {
         fprintf(stderr, "hytune tune: out of memory building the MPICH file\n");
         goto out;
@@ -54,15 +63,22 @@ static int write_mpich_json(const tune_opts_t *t, coll_state_t *cs, int ncs,
     else
         fprintf(stderr, "tune: wrote %s (%d of %d rules chose an MPICH algorithm; load it with "
                 "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)\n", t->mpich_json, won, total);
+    if (rc == 0 && nb)
+        fprintf(stderr, "tune: %s: %d nonblocking rules carry an MPICH algorithm; %d left to "
+                "the general algorithm (MPICH 4.0.2's file cannot set their radix; the "
+                "table's nonblocking section sets it through MPI_T)\n", t->mpich_json, nb_won,
+                nb_dropped);
     free(txt);
 out:
+    hyt_nbtune_mpich_free(&keep);
     free(ms);
     free(mr);
     return rc;
 }
 
 /* Rules of every shape; written by rank 0. */
-int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, int ncs)
+int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs, int ncs,
+                         const hyt_nb_table_t *nb)
 {
     hyt_tune_coll_t colls[MAX_COLLS];
     hyt_tune_set_t *sets = calloc((size_t)ncs * 64, sizeof *sets);
@@ -91,6 +107,12 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
     ver[strcspn(ver, "\n")] = 0; /* first line: library and version */
     char *txt = hyt_table_json(j->nodes, j->ppn, ver, t->arrival ? t->arrival : "sync", colls, ncs);
     char err[600];
+    if (txt && nb) { /* the nonblocking section: one more top-level member */
+        char *member = hyt_nbtune_table_json(nb), *all = member ? hyt_nbtune_splice(txt, member) : NULL;
+        free(member);
+        free(txt);
+        txt = all;
+    }
     if (!txt) {
         fprintf(stderr, "hytune tune: out of memory building the table\n");
         goto out;
@@ -102,7 +124,7 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
         fprintf(stderr, "tune: wrote %s\n", t->out);
     free(txt);
     if (rc == 0 && t->mpich_json)
-        rc = write_mpich_json(t, cs, ncs, colls);
+        rc = write_mpich_json(t, cs, ncs, colls, nb);
 out:
     free(sets);
     free(names);
