@@ -13,7 +13,7 @@ static int is_pof2(int p)
     return p > 0 && (p & (p - 1)) == 0;
 }
 
-static int pof2_below(int p)
+int hyt_mpich_pof2_below(int p)
 {
     int q = 1;
     while (q * 2 <= p)
@@ -31,7 +31,7 @@ int hyt_mpich_alg_ok(hyt_coll_t c, const char *name, int nodes, int ppn, uint64_
         return nodes > 1 && ppn > 1;
     if ((c == HYT_COLL_ALLREDUCE && !strcmp(name, "reduce_scatter_allgather")) ||
         (c == HYT_COLL_REDUCE && !strcmp(name, "reduce_scatter_gather")))
-        return count >= (uint64_t)pof2_below(p);
+        return count >= (uint64_t)hyt_mpich_pof2_below(p);
     if ((c == HYT_COLL_ALLTOALL || c == HYT_COLL_ALLTOALLV) &&
         !strcmp(name, "pairwise_sendrecv_replace"))
         return 0; /* in place only; the benchmark is not */

@@ -28,6 +28,9 @@
  * (recorded as a failed point), never a silent substitute. */
 int hyt_mpich_alg_ok(hyt_coll_t c, const char *name, int nodes, int ppn, uint64_t bytes);
 
+/* The largest power of two <= p (p >= 1). */
+int hyt_mpich_pof2_below(int p);
+
 /* csel container of algorithm name for c: "MPIR_Allreduce_intra_recursive_doubling",
  * "MPIR_Allreduce_allcomm_nb".  buf returned. */
 const char *hyt_mpich_container(hyt_coll_t c, const char *name, char *buf, size_t len);

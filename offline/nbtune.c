@@ -49,19 +49,6 @@ static unsigned restr_of(hyt_nb_t n, const char *alg)
     return 0;
 }
 
-static int nb_is_pof2(int p)
-{
-    return p > 0 && (p & (p - 1)) == 0;
-}
-
-static int nb_pof2_below(int p)
-{
-    int q = 1;
-    while (q * 2 <= p)
-        q *= 2;
-    return q;
-}
-
 int hyt_nbtune_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 {
     *mask = 0;
@@ -265,9 +252,9 @@ static int runnable(hyt_nb_t n, const cand_t *cd, int nodes, int ppn, int c)
     int p = nodes * ppn;
     if ((r & R_PARENT) && !(nodes > 1 && ppn > 1))
         return 0;
-    if ((r & R_POF2) && !nb_is_pof2(p))
+    if ((r & R_POF2) && (p & (p - 1)) != 0)
         return 0;
-    if ((r & R_POF2COUNT) && c < nb_pof2_below(p))
+    if ((r & R_POF2COUNT) && c < hyt_mpich_pof2_below(p))
         return 0;
     if (r & R_INPLACE)
         return 0;
@@ -584,6 +571,15 @@ static char *params(hyt_nb_t n, const char *alg, int k)
     return s;
 }
 
+/* fmt with the subtree leaf as %1$s and other as %2$s; leaf freed. */
+static char *guard(char *leaf, const char *fmt, const char *other)
+{
+    size_t len = 0;
+    char *s = leaf ? fmt_append(calloc(1, 1), &len, fmt, leaf, other) : NULL;
+    free(leaf);
+    return s;
+}
+
 /* The winner's subtree, guarded where MPICH cannot run it for every call
  * (those calls take the collective's general algorithm g). */
 static char *nb_choice(hyt_nb_t n, const char *alg, const char *prm, const char *g)
@@ -596,42 +592,19 @@ static char *nb_choice(hyt_nb_t n, const char *alg, const char *prm, const char 
     char *leaf = calloc(1, 1);
     leaf = fmt_append(leaf, &len, "{\"algorithm=MPIR_%s_intra_%s\":{%s}}", cn, alg, prm);
     unsigned r = restr_of(n, alg);
-    char *s = leaf;
-    if (s && (r & R_BUILTIN)) {
-        len = 0;
-        s = fmt_append(calloc(1, 1), &len, "{\"is_op_built_in=yes\":{\"count<pow2\":%s,"
-                       "\"count=any\":%s},\"is_op_built_in=no\":%s}", g, leaf, g);
-        free(leaf);
-        leaf = s;
-    }
-    if (s && (r & R_COMM)) {
-        len = 0;
-        s = fmt_append(calloc(1, 1), &len, "{\"is_commutative=yes\":%s,\"is_commutative=no\":%s}",
-                       leaf, g);
-        free(leaf);
-        leaf = s;
-    }
-    if (s && (r & R_POF2)) {
-        len = 0;
-        s = fmt_append(calloc(1, 1), &len, "{\"comm_size=pow2\":%s,\"comm_size=any\":%s}", leaf, g);
-        free(leaf);
-        leaf = s;
-    }
-    if (s && (r & R_PARENT)) {
-        len = 0;
-        s = fmt_append(calloc(1, 1), &len, "{\"comm_hierarchy=parent\":%s,\"comm_hierarchy=any\":%s}",
-                       leaf, g);
-        free(leaf);
-        leaf = s;
-    }
-    if (s && n == HYT_NB_IALLTOALL) { /* the benchmark's winners are not in place */
-        len = 0;
-        s = fmt_append(calloc(1, 1), &len, "{\"is_sendbuf_inplace=yes\":{\"algorithm="
-                       "MPIR_Ialltoall_intra_sched_inplace\":{}},\"is_sendbuf_inplace=no\":%s}",
-                       leaf);
-        free(leaf);
-    }
-    return s;
+    if (r & R_BUILTIN)
+        leaf = guard(leaf, "{\"is_op_built_in=yes\":{\"count<pow2\":%2$s,\"count=any\":%1$s},"
+                     "\"is_op_built_in=no\":%2$s}", g);
+    if (r & R_COMM)
+        leaf = guard(leaf, "{\"is_commutative=yes\":%1$s,\"is_commutative=no\":%2$s}", g);
+    if (r & R_POF2)
+        leaf = guard(leaf, "{\"comm_size=pow2\":%1$s,\"comm_size=any\":%2$s}", g);
+    if (r & R_PARENT)
+        leaf = guard(leaf, "{\"comm_hierarchy=parent\":%1$s,\"comm_hierarchy=any\":%2$s}", g);
+    if (n == HYT_NB_IALLTOALL) /* the benchmark's winners are not in place */
+        leaf = guard(leaf, "{\"is_sendbuf_inplace=yes\":%2$s,\"is_sendbuf_inplace=no\":%1$s}",
+                     "{\"algorithm=MPIR_Ialltoall_intra_sched_inplace\":{}}");
+    return leaf;
 }
 
 int hyt_nbtune_mpich(const hyt_nb_table_t *t, hyt_mpich_coll_t *colls, const char **names,

@@ -19,6 +19,9 @@
  *   test_nbsel export-ireduce K FILE   (not in the -plain build) the MPICH
  *                      selection file offline/nbtune.c writes for a table
  *                      whose Ireduce rule is tsp_tree with radix K
+ *   test_nbsel export-all FILE   (not in the -plain build) the file for
+ *                      winners of every collective: the guards, the
+ *                      parameters, and the rules the file cannot express
  * The -plain build runs the same under LD_PRELOAD of libhytune.so. */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -341,6 +344,53 @@ static void export_mode(int k, const char *file)
     hyt_nbtune_mpich_free(&keep);
     hyt_mpit_end();
 }
+
+static void export_all(const char *file)
+{
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    CHECK(hyt_mpit_begin() == 0, "MPI_T");
+    hyt_nb_rule_t ar[] = {{.bytes_max = 64, .alg = "tsp_recexch_single_buffer", .k = 4},
+                          {.bytes_max = UINT64_MAX, .alg = "sched_reduce_scatter_allgather"}};
+    hyt_nb_rule_t bc[] = {{.bytes_max = 1024, .alg = "tsp_scatterv_recexch_allgatherv", .k = 3},
+                          {.bytes_max = UINT64_MAX, .alg = "auto"}};
+    hyt_nb_rule_t ag[] = {{.bytes_max = 16, .alg = "tsp_brucks", .k = 2},
+                          {.bytes_max = UINT64_MAX, .alg = "sched_recursive_doubling"}};
+    hyt_nb_rule_t aa[] = {{.bytes_max = UINT64_MAX, .alg = "sched_permuted_sendrecv"}};
+    hyt_nb_set_t sar = {INT32_MAX, INT32_MAX, 2, ar}, sbc = {INT32_MAX, INT32_MAX, 2, bc},
+                 sag = {INT32_MAX, INT32_MAX, 2, ag}, saa = {INT32_MAX, INT32_MAX, 1, aa};
+    hyt_nb_table_t t = {.nsets = {1, 1, 0, 1, 1}, .sets = {&sar, &sbc, NULL, &sag, &saa}};
+    hyt_mpich_coll_t mc[HYT_NB_NCOLL];
+    const char *names[HYT_NB_NCOLL];
+    hyt_nbtune_keep_t keep;
+    int won, dropped, n = hyt_nbtune_mpich(&t, mc, names, HYT_NB_NCOLL, &keep, &won, &dropped);
+    CHECK(n == 4 && won == 5 && dropped == 1, "export: %d collectives, %d won, %d dropped", n, won,
+          dropped);
+    char *txt = n == 4 ? hyt_mpich_json_named(mc, names, n) : NULL;
+    static const char *const want[] = {
+        /* iallreduce: the radix; builtin op and count >= pof2 */
+        "\"avg_msg_size<=64\":{\"algorithm=MPIR_Iallreduce_intra_tsp_recexch_single_buffer\":{\"k=4\":{}}}",
+        "\"avg_msg_size=any\":{\"is_op_built_in=yes\":{\"count<pow2\":{\"algorithm=MPIR_Iallreduce_intra_sched_recursive_doubling\":{}},\"count=any\":{\"algorithm=MPIR_Iallreduce_intra_sched_reduce_scatter_allgather\":{}}},\"is_op_built_in=no\":{\"algorithm=MPIR_Iallreduce_intra_sched_recursive_doubling\":{}}}",
+        /* ibcast: both radixes; auto above 1 KiB is the general algorithm */
+        "\"avg_msg_size<=1024\":{\"algorithm=MPIR_Ibcast_intra_tsp_scatterv_recexch_allgatherv\":{\"scatterv_k=3\":{},\"allgatherv_k=3\":{}}},\"avg_msg_size=any\":{\"algorithm=MPIR_Ibcast_intra_sched_binomial\":{}}",
+        /* iallgather: brucks cannot be expressed (general ring), recursive doubling on powers of two, total sizes */
+        "\"total_msg_size<=",
+        "{\"comm_size=pow2\":{\"algorithm=MPIR_Iallgather_intra_sched_recursive_doubling\":{}},\"comm_size=any\":{\"algorithm=MPIR_Iallgather_intra_sched_ring\":{}}}",
+        /* ialltoall: not in place */
+        "\"collective=ialltoall\":{\"comm_type=intra\":{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Ialltoall_intra_sched_inplace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Ialltoall_intra_sched_permuted_sendrecv\":{}}}",
+    };
+    for (size_t i = 0; txt && i < sizeof want / sizeof *want; i++)
+        CHECK(strstr(txt, want[i]), "the file has %s", want[i]);
+    CHECK(txt && !strstr(txt, "tsp_brucks"), "Iallgather tsp_brucks left out");
+    FILE *f = r == 0 && txt ? fopen(file, "w") : NULL;
+    if (f) {
+        fputs(txt, f);
+        fclose(f);
+    }
+    free(txt);
+    hyt_nbtune_mpich_free(&keep);
+    hyt_mpit_end();
+}
 #endif
 
 int main(int argc, char **argv)
@@ -355,6 +405,8 @@ int main(int argc, char **argv)
 #ifndef HYT_TEST_PLAIN
     else if (!strcmp(mode, "export-ireduce") && argc > 3)
         export_mode(atoi(argv[2]), argv[3]);
+    else if (!strcmp(mode, "export-all") && argc > 2)
+        export_all(argv[2]);
 #endif
     else
         vars_mode();
