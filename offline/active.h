@@ -83,12 +83,12 @@ int hyt_al_spread(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *s
 /* Measurement noise of points just measured (before hyt_al_update):
  * sigma[i] is the standard error of point i's log time, from the spread of
  * its repetitions (0: unknown, e.g. a point cut after one timed call, or
- * exact).  The decision mode then counts only gains beyond the noise:
- * delta = 2 sqrt(2) x the median sigma seen (two standard errors of the
- * difference of two measurements) is subtracted from every candidate's
- * improvement over its group's incumbent, in the choice of points and in
- * the expected gain left (the stop signal).  With no noise noted, delta = 0
- * and nothing changes. */
+ * exact).  The decision mode then chooses points by their gain beyond the
+ * noise: delta = 2 sqrt(2) x the median sigma seen (two standard errors of
+ * the difference of two measurements) is subtracted from every candidate's
+ * improvement over its group's incumbent.  The expected gain left (the stop
+ * signal) is not shifted.  With no noise noted, delta = 0 and nothing
+ * changes. */
 void hyt_al_note_noise(hyt_al_t *a, const double *sigma, int n);
 double hyt_al_noise_delta(const hyt_al_t *a);
 

@@ -582,9 +582,52 @@ static void test_native_guard(void)
           "no race against a failed or too noisy candidate");
 }
 
+/* Measurement noise (hyt_al_note_noise) shifts the choice of points, not the
+ * stop signal: the same measurements give the same expected gain left with
+ * and without noted noise, while the scores (and so the next batch) count
+ * only gains beyond the noise. */
+static void test_noise_stop(void)
+{
+    hyt_al_point_t *grid;
+    hyt_al_opts_t o;
+    int ng = setup(&grid, &o);
+    hyt_al_t *a = hyt_al_new(grid, ng, &o), *b = hyt_al_new(grid, ng, &o);
+    CHECK(a && b, "al_new");
+    hyt_al_point_t pa[64], pb[64];
+    double us[64], cost[64], sigma[64];
+    int calls[2] = {0, 0};
+    /* the initial design does not depend on the noise: both take the same points */
+    int na = hyt_al_next(a, pa, 64), nb = hyt_al_next(b, pb, 64);
+    CHECK(na == nb && na > 0 && !memcmp(pa, pb, (size_t)na * sizeof *pa), "initial designs differ");
+    double cut[64];
+    for (int i = 0; i < na; i++) {
+        cut[i] = INFINITY;
+        sigma[i] = 0.05;
+    }
+    measure(calls, pa, na, cut, us, cost);
+    hyt_al_note_noise(b, sigma, na);
+    CHECK(hyt_al_noise_delta(b) > 0.1 && hyt_al_noise_delta(a) == 0, "delta %g / %g",
+          hyt_al_noise_delta(b), hyt_al_noise_delta(a));
+    hyt_al_update(a, pa, us, cost, na);
+    hyt_al_update(b, pb, us, cost, nb);
+    hyt_al_status_t sa, sb;
+    hyt_al_status(a, &sa);
+    hyt_al_status(b, &sb);
+    CHECK(sa.expected > 0 && sb.expected == sa.expected,
+          "expected gain left %g with noise, %g without: the stop signal must not shift",
+          sb.expected, sa.expected);
+    na = hyt_al_next(a, pa, o.batch);
+    nb = hyt_al_next(b, pb, o.batch);
+    CHECK(na == nb && memcmp(pa, pb, (size_t)na * sizeof *pa) != 0,
+          "the noise did not change the choice of points");
+    hyt_al_free(a);
+    hyt_al_free(b);
+}
+
 int main(void)
 {
     test_active();
+    test_noise_stop();
     test_cut();
     test_failed_points();
     test_rules_exact();
