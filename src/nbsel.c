@@ -247,15 +247,33 @@ void hyt_nb_release(void)
     nb_table = NULL;
 }
 
-int hyt_nb_apply(hyt_coll_t c, const hyt_comm_t *ctx, size_t bytes)
+/* The rule set of c for ctx's shape, or NULL. */
+static const hyt_nb_set_t *match(hyt_coll_t c, const hyt_comm_t *ctx, int *nb)
 {
     int n = hyt_nb_from_coll(c);
-    if (n < 0 || !nb_table->nsets[n] || ctx->is_inter)
-        return -1;
-    const hyt_nb_set_t *s = NULL;
-    for (int i = 0; i < nb_table->nsets[n] && !s; i++)
+    *nb = n;
+    if (n < 0 || !nb_table || !nb_table->nsets[n] || ctx->is_inter)
+        return NULL;
+    for (int i = 0; i < nb_table->nsets[n]; i++)
         if (ctx->nodes <= nb_table->sets[n][i].nodes_max && ctx->ppn <= nb_table->sets[n][i].ppn_max)
-            s = &nb_table->sets[n][i];
+            return &nb_table->sets[n][i];
+    return NULL;
+}
+
+int hyt_nb_covers(hyt_coll_t c, const hyt_comm_t *ctx)
+{
+    int n;
+    const hyt_nb_set_t *s = hyt_nb_active ? match(c, ctx, &n) : NULL;
+    for (int r = 0; s && r < s->nrules; r++)
+        if (s->rules[r].value >= 0)
+            return 1;
+    return 0;
+}
+
+int hyt_nb_apply(hyt_coll_t c, const hyt_comm_t *ctx, size_t bytes)
+{
+    int n;
+    const hyt_nb_set_t *s = match(c, ctx, &n);
     if (!s)
         return -1;
     int lo = 0, hi = s->nrules - 1;

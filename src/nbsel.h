@@ -81,5 +81,9 @@ extern int hyt_nb_active;
 int hyt_nb_apply(hyt_coll_t c, const hyt_comm_t *ctx, size_t bytes);
 /* After it: the previous values back. */
 void hyt_nb_restore(int n);
+/* Do nonblocking calls of c on ctx take MPICH algorithms from the section
+ * (a rule set for ctx's shape with a rule other than "auto")?  For the
+ * statistics. */
+int hyt_nb_covers(hyt_coll_t c, const hyt_comm_t *ctx);
 
 #endif

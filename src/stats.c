@@ -7,6 +7,7 @@
  * otherwise by rank 0 only; %j is the job id.  Files are written atomically
  * (temporary file + rename). */
 #include "hyt.h"
+#include "src/nbsel.h"
 #include "online/online.h"
 #include "src/file.h"
 
@@ -76,7 +77,8 @@ static const char *passed_reason(const hyt_comm_t *ctx, const hyt_key_t *key)
 {
     int form = key->variant / 2;
     if (form == HYT_FORM_NONBLOCKING)
-        return "nonblocking form";
+        return hyt_nb_covers(key->coll, ctx) ? "nonblocking form, MPICH algorithm per table"
+                                             : "nonblocking form";
     if (form == HYT_FORM_PERSISTENT)
         return "persistent form";
     if (key->variant % 2)
