@@ -80,6 +80,7 @@ struct hyt_online_key {
     uint64_t choosing_calls;/* calls timed while choosing */
     int fell_back;          /* this rank: a call of the window went to PMPI */
     int k_start, k_min, k_max;
+    int k_cap;              /* bound of every candidate's climb (0: none) */
     int k_hint;             /* topology prior, measured once if the search misses it */
     int k_round;            /* one-round radix (k = p) of k-nomial and recmult, else 0 */
     const char *start_from; /* "table", "prior", "warm start" */
@@ -173,7 +174,8 @@ const hyt_alg_t *hyt_online_builtin(hyt_coll_t c, int i)
 
 /* The radix a candidate starts from: k (warm start or table) clamped into
  * its range, else (k == 0) the topology prior; from says which. */
-static void cand_radix(hyt_comm_t *ctx, const hyt_key_t *key, cand_t *c, int k, const char *from)
+static void cand_radix(hyt_comm_t *ctx, const hyt_key_t *key, cand_t *c, int k, const char *from,
+                       int cap)
 {
     c->k_hint = c->k_round = 0;
     if (!hyt_alg_has_radix(c->alg)) {
@@ -189,9 +191,11 @@ static void cand_radix(hyt_comm_t *ctx, const hyt_key_t *key, cand_t *c, int k, 
     c->from = k > 0 ? from : "prior";
     k = k > 0 ? k : prior;
     c->k = k < c->k_min ? c->k_min : k > c->k_max ? c->k_max : k;
-    /* HYTUNE_PROBE_K_MAX bounds the climb, never the choice it starts from */
-    if (hyt_cfg.probe_k_max > 0) {
-        int cap = (int)hyt_cfg.probe_k_max > c->k ? (int)hyt_cfg.probe_k_max : c->k;
+    /* the bound (HYTUNE_PROBE_K_MAX, else the table's k_max) limits the
+     * climb, never the choice it starts from */
+    if (cap > 0) {
+        if (cap < c->k)
+            cap = c->k;
         if (c->k_max > cap)
             c->k_max = cap;
     }
@@ -245,7 +249,7 @@ static void make_cands(hyt_comm_t *ctx, const hyt_key_t *key, struct hyt_online_
     }
     for (int i = 0; i < o->nc; i++) {
         o->cand[i].t = -1;
-        cand_radix(ctx, key, &o->cand[i], o->cand[i].k, "table");
+        cand_radix(ctx, key, &o->cand[i], o->cand[i].k, "table", o->k_cap);
     }
 }
 
@@ -268,6 +272,10 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
     o->global = samples + window + 2;
     o->window = window;
     o->chosen = -1;
+    /* the largest radix probing tries: HYTUNE_PROBE_K_MAX, else, for a key
+     * the table covers, the largest the tuner tried ($.tuning.k_max) */
+    o->k_cap = hyt_cfg.probe_k_max > 0 ? (int)hyt_cfg.probe_k_max
+               : rule && hyt_table ? hyt_table->k_max : 0;
     make_cands(ctx, key, o, rule, alg, table_k);
     /* warm start: the earlier run's winner at its settled radix, verified
      * with one window (no choice) */
@@ -278,7 +286,7 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
         if (strcmp(o->cand[i].alg->name, wname) == 0)
             warm = i;
     if (warm >= 0) {
-        cand_radix(ctx, key, &o->cand[warm], wk, "warm start");
+        cand_radix(ctx, key, &o->cand[warm], wk, "warm start", o->k_cap);
         o->chosen = warm;
     }
     use_cand(o, warm >= 0 ? warm : 0);

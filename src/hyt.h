@@ -374,6 +374,7 @@ typedef struct hyt_table {
     char *path;
     int platform_nodes, platform_ppn;
     char *platform_mpi;
+    int k_max;                 /* $.tuning.k_max: the largest radix tuned (0: not given) */
     int nsets[HYT_NCOLL];
     hyt_rule_set_t *sets[HYT_NCOLL];
     struct hyt_nb_table *nb; /* "nonblocking": MPICH's algorithms via MPI_T (src/nbsel.h), or NULL */

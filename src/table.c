@@ -402,6 +402,16 @@ static int parse_table(json_object *root, hyt_table_t *t, const char *file, char
         if (json_object_object_get_ex(plat, "mpi", &m) && json_object_is_type(m, json_type_string))
             t->platform_mpi = strdup(json_object_get_string(m));
     }
+    json_object *tu; /* how the tuner measured; its k_max bounds online probing */
+    if (json_object_object_get_ex(root, "tuning", &tu)) {
+        int64_t v;
+        if (!json_object_is_type(tu, json_type_object))
+            return fail(err, errlen, file, "$.tuning must be an object {arrival, metric, "
+                        "k_max}; fix or remove it");
+        if (get_int(tu, "k_max", 2, HYT_K_LIMIT, 0, 0, &v, file, "$.tuning", err, errlen))
+            return -1;
+        t->k_max = (int)v;
+    }
     if (!json_object_object_get_ex(root, "collectives", &colls) ||
         !json_object_is_type(colls, json_type_object))
         return fail(err, errlen, file, "$.collectives is missing or not an object; give "

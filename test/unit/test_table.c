@@ -344,6 +344,40 @@ static void test_shortlist_table(void)
     }
 }
 
+/* $.tuning: its k_max (the largest radix the tuner tried) is kept; a table
+ * without it (an older one) has none; a bad one is refused by path. */
+static void test_tuning_kmax(void)
+{
+    char text[512], err[1024], path[64];
+    const char *colls = "\"collectives\": {\"bcast\": [{\"rules\": [{\"algorithm\": \"native\"}]}]}";
+    snprintf(text, sizeof text, "{\"format\": 2, \"tuning\": {\"arrival\": \"sync\", "
+             "\"metric\": \"slowest rank's call\", \"k_max\": 8}, %s}", colls);
+    hyt_table_t *t = load_text(text, err, sizeof err, path);
+    CHECK(t && t->k_max == 8, "tuning.k_max 8: %s", t ? "not kept" : err);
+    hyt_table_free(t);
+    const char *none[] = {"", "\"tuning\": {\"arrival\": \"sync\"}, ",
+                          "\"tuning\": {\"k_max\": null}, "};
+    for (int i = 0; i < 3; i++) {
+        snprintf(text, sizeof text, "{\"format\": %d, %s%s}", 1 + (i > 0), none[i], colls);
+        t = load_text(text, err, sizeof err, path);
+        CHECK(t && t->k_max == 0, "no k_max (%s): %s", none[i], t ? "a bound" : err);
+        hyt_table_free(t);
+    }
+    struct { const char *tuning, *want; } bad[] = {
+        {"{\"k_max\": 1}", "$.tuning.k_max = 1 is out of range; give an integer in 2..65536"},
+        {"{\"k_max\": 65537}", "$.tuning.k_max = 65537 is out of range"},
+        {"{\"k_max\": \"8\"}", "$.tuning.k_max must be an integer, not a string"},
+        {"[8]", "$.tuning must be an object {arrival, metric, k_max}; fix or remove it"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "{\"format\": 2, \"tuning\": %s, %s}", bad[i].tuning, colls);
+        t = load_text(text, err, sizeof err, path);
+        CHECK(t == NULL && strstr(err, path) && strstr(err, bad[i].want), "tuning %s: %s",
+              bad[i].tuning, t ? "loaded" : err);
+        hyt_table_free(t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     data_dir = argc > 1 ? argv[1] : "test/data";
@@ -352,5 +386,6 @@ int main(int argc, char **argv)
     test_lookup_exhaustive();
     test_radix_table();
     test_shortlist_table();
+    test_tuning_kmax();
     return check_done("test_table");
 }
