@@ -365,7 +365,7 @@ static json_object *coll_json(const hyt_tune_coll_t *c, int maxn, int maxp)
     return arr;
 }
 
-char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival,
+char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, int k_max,
                      const hyt_tune_coll_t *colls, int ncolls)
 {
     json_object *root = json_object_new_object(), *plat = json_object_new_object(),
@@ -380,6 +380,8 @@ char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival,
     json_object_object_add(tu, "metric", json_object_new_string(strcmp(arrival, "sync")
                                                                     ? "last delay"
                                                                     : "slowest rank's call"));
+    if (k_max > 0)
+        json_object_object_add(tu, "k_max", json_object_new_int(k_max));
     json_object_object_add(root, "tuning", tu);
     for (int c = 0; c < ncolls; c++) {
         int maxn = 0, maxp = 0;

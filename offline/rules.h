@@ -128,9 +128,10 @@ typedef struct hyt_tune_coll {
 /* JSON text of the table (malloc'ed) or NULL.  The largest shape of the job
  * gets no nodes_max / ppn_max bound, so larger communicators match it.
  * arrival: the --arrival pattern the times were measured with ("sync" by
- * default), written as "tuning": {"arrival", "metric"} (the loader ignores
- * it). */
-char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival,
+ * default), written as "tuning": {"arrival", "metric"}; k_max > 0: the
+ * largest radix tried, written as "tuning": {"k_max"} (it bounds hybrid
+ * mode's radix probe). */
+char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, int k_max,
                      const hyt_tune_coll_t *colls, int ncolls);
 /* Write text to path atomically (temp file in the same folder, fsync,
  * rename): a killed run leaves the previous file.  0, or -1 with err set. */

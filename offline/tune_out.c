@@ -105,7 +105,13 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
     int vlen = 0;
     MPI_Get_library_version(ver, &vlen);
     ver[strcspn(ver, "\n")] = 0; /* first line: library and version */
-    char *txt = hyt_table_json(j->nodes, j->ppn, ver, t->arrival ? t->arrival : "sync", colls, ncs);
+    int k_max = 0; /* the largest radix benchmarked: bounds the online probe */
+    for (int i = 0; i < ncs; i++)
+        for (int q = 0; q < cs[i].ncand; q++)
+            if (cs[i].cands[q].k > k_max)
+                k_max = cs[i].cands[q].k;
+    char *txt = hyt_table_json(j->nodes, j->ppn, ver, t->arrival ? t->arrival : "sync",
+                               k_max >= 2 ? k_max : 0, colls, ncs);
     char err[600];
     if (txt && nb) { /* the nonblocking section: one more top-level member */
         char *member = hyt_nbtune_table_json(nb), *all = member ? hyt_nbtune_splice(txt, member) : NULL;

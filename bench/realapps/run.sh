@@ -25,8 +25,9 @@
 #               offline  HYTUNE_MODE=offline, table from `hytune tune` run first
 #                        on the same ranks and platform (as a job script would)
 #               hybrid   HYTUNE_MODE=hybrid with that table; the online radix
-#                        search bounded by the tuner's k-max
-#                        (HYTUNE_PROBE_K_MAX=REALAPPS_PROBE_K_MAX, default 8)
+#                        search bounded by the tuner's k-max, which the table
+#                        carries (tuning.k_max; REALAPPS_PROBE_K_MAX sets
+#                        HYTUNE_PROBE_K_MAX instead)
 # Inputs: HPCG --nx=REALAPPS_HPCG_N (default 16) per rank in each direction,
 # --rt=0 (its quick path); CoMD a ranks grid i x j x k = RANKS, 4 unit cells
 # per rank in each direction, REALAPPS_COMD_STEPS steps (default 100), energy
@@ -70,7 +71,7 @@ while getopts s:o:a:c:n:T:p:M: opt; do
 done
 tnp=${tnp:-$np}
 kmax=8 # the tuner's --k-max; the online search's bound in hybrid mode
-probe_kmax=${REALAPPS_PROBE_K_MAX:-$kmax}
+probe_kmax=${REALAPPS_PROBE_K_MAX:-} # empty: the table's tuning.k_max bounds the search
 run_timeout=${REALAPPS_RUN_TIMEOUT:-3600}
 hpcg_n=${REALAPPS_HPCG_N:-16}
 comd_steps=${REALAPPS_COMD_STEPS:-100}
@@ -299,8 +300,8 @@ for plat in $plats; do
             mpich) set -- HYTUNE_MODE=off ;;
             native) set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$native" "HYTUNE_STATS=$stats.%r" ;;
             offline) set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r" ;;
-            hybrid) set -- HYTUNE_MODE=hybrid "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r" \
-                "HYTUNE_PROBE_K_MAX=$probe_kmax" ;;
+            hybrid) set -- HYTUNE_MODE=hybrid "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r"
+                [ -z "$probe_kmax" ] || set -- "$@" "HYTUNE_PROBE_K_MAX=$probe_kmax" ;;
             *) die "unknown mode \"$mode\" (valid: mpich native offline hybrid)" ;;
             esac
             progress "realapps: $pname $np ranks: $a $input ($mode)"

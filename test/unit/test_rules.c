@@ -232,7 +232,7 @@ static void test_table(void)
     int n2 = hyt_rules_build(two_alg, NULL, 4, 2, c2, 2, 1, 1 << 20, 1, r2, 4);
     hyt_tune_set_t sets[2] = {{4, 2, n2, r2, names}, {1, 1, n1, r1, names}};
     hyt_tune_coll_t coll = {"allreduce", 2, sets};
-    char *txt = hyt_table_json(4, 2, "test", "sync", &coll, 1);
+    char *txt = hyt_table_json(4, 2, "test", "sync", 16, &coll, 1);
     CHECK(txt != NULL, "json");
     char path[] = "/tmp/hyt-test-rules-XXXXXX";
     int fd = mkstemp(path);
@@ -243,6 +243,7 @@ static void test_table(void)
     hyt_table_t *t = hyt_table_load(path, err, sizeof err);
     CHECK(t != NULL, "written table does not load: %s", err);
     if (t) {
+        CHECK(t->k_max == 16, "the tuner's k_max read back as %d", t->k_max);
         const hyt_rule_set_t *s = hyt_table_match(t, HYT_COLL_ALLREDUCE, 1, 1);
         CHECK(s && s->nodes_max == 1 && s->ppn_max == 1 && s->nrules == 2, "set for 1x1");
         if (s) {
@@ -342,7 +343,7 @@ static void test_shortlist(void)
         }
     hyt_tune_set_t set = {2, 2, n, r, names};
     hyt_tune_coll_t coll = {"allreduce", 1, &set};
-    char *txt = hyt_table_json(2, 2, "test", "sync", &coll, 1);
+    char *txt = hyt_table_json(2, 2, "test", "sync", 0, &coll, 1);
     char path[] = "/tmp/hyt-test-rules-XXXXXX", err[512];
     int fd = mkstemp(path);
     close(fd);
@@ -356,6 +357,7 @@ static void test_shortlist(void)
               ru->shortlist[1].k == 4 && ru->shortlist[1].predicted_us == 10.8 &&
               !strcmp(ru->shortlist[2].alg->name, "rabenseifner") && ru->shortlist[2].k == 0,
           "loaded shortlist: %d entries", ru ? ru->nshort : -1);
+    CHECK(t && t->k_max == 0, "no k_max given, one read back: %d", t ? t->k_max : -1);
     hyt_table_free(t);
     unlink(path);
     free(txt);
