@@ -13,7 +13,9 @@
  * created non-commutative (the sum is exact all the same), which the
  * algorithms needing a commutative op refuse: their calls go to PMPI, and a
  * candidate's choice window with such calls must be passed over on every
- * rank alike.
+ * rank alike.  linear:US, random:US: the arrival patterns of `hytune tune
+ * --arrival` before every call (rank r of p US*r/(p-1) late; each rank up
+ * to US late at random, seeded), as an application's loop would have them.
  *
  * Rank 0 prints the table rule's shortlist for the size (offline and hybrid
  * mode with a table), the loop's time per call (simulated clock, from a
@@ -34,6 +36,8 @@
 #include <string.h>
 
 static int rank, p, skew_on;
+static char skew_kind; /* 'l' linear:US, 'r' random:US (0: none) */
+static double skew_us;
 static MPI_Op sum_op = MPI_SUM;
 
 static void int_sum(void *in, void *inout, int *len, MPI_Datatype *type)
@@ -63,6 +67,11 @@ static int one_call(hyt_coll_t c, int n, int call, int *in, int *out)
         in[i] = val(rank, i, call);
     if (skew_on) /* rank-dependent arrival: 0-3 us by rank, 0-3 us at random */
         smpi_execute_flops(3e3 * ((double)(rank % 7) / 6.0 + urand()));
+    /* the tuner's arrival patterns (1 Gflop/s hosts: 1e3 flops a microsecond) */
+    if (skew_kind == 'l' && p > 1)
+        smpi_execute_flops(1e3 * skew_us * (double)rank / (double)(p - 1));
+    else if (skew_kind == 'r')
+        smpi_execute_flops(1e3 * skew_us * urand());
     switch (c) {
     case HYT_COLL_ALLREDUCE:
     case HYT_COLL_REDUCE:
@@ -111,7 +120,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     if (argc < 4) {
         if (rank == 0)
-            fprintf(stderr, "usage: test_online_choose COLL COUNT CALLS [skew]\n");
+            fprintf(stderr, "usage: test_online_choose COLL COUNT CALLS [skew] "
+                            "[linear:US|random:US] [noncomm]\n");
         MPI_Finalize();
         return 2;
     }
@@ -119,6 +129,10 @@ int main(int argc, char **argv)
     for (int a = 4; a < argc; a++) {
         if (strcmp(argv[a], "skew") == 0)
             skew_on = 1;
+        else if (strncmp(argv[a], "linear:", 7) == 0 || strncmp(argv[a], "random:", 7) == 0) {
+            skew_kind = argv[a][0];
+            skew_us = atof(argv[a] + 7);
+        }
         else if (strcmp(argv[a], "noncomm") == 0)
             MPI_Op_create(int_sum, 0, &sum_op);
     }
@@ -183,9 +197,11 @@ int main(int argc, char **argv)
     if (rank == 0) {
         if (online)
             printf("online: chosen %s, settled k %d, state %s, %d candidates, %lld calls "
-                   "choosing, %lld probing calls, %d choices, %d switches, %d re-probes\n",
+                   "choosing, %lld probing calls, %d choices, %d switches, %d re-probes, "
+                   "settled %lld calls after hot\n",
                    chosen, info.settled_k, info.state, info.candidates, info.choosing_calls,
-                   info.probing_calls, info.choices, info.switches, info.reprobes);
+                   info.probing_calls, info.choices, info.switches, info.reprobes,
+                   info.calls_after_hot);
         printf("test_online_choose p=%d %s %zu B x %d calls: %ld wrong, %.3f us/call, ranks %s\n",
                p, argv[1], bytes, calls, wrong_all, per_call * 1e6,
                agree ? "agree" : "DISAGREE");
