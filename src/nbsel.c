@@ -130,7 +130,9 @@ static struct nbvars {
     int nslots;
     hyt_cvar_t slot[MAX_SLOTS];
     char slot_name[MAX_SLOTS][64];
-    int slot_saved[MAX_SLOTS];
+    int slot_saved[MAX_SLOTS];  /* at MPI_Init, back at MPI_Finalize */
+    int alg_before, nwritten;   /* around one call: the values before it */
+    int written[HYT_NB_MAX_KVARS], before[HYT_NB_MAX_KVARS];
 } vars[HYT_NB_NCOLL];
 static const hyt_nb_table_t *nb_table;
 static int mpit_on;
@@ -287,17 +289,24 @@ int hyt_nb_apply(hyt_coll_t c, const hyt_comm_t *ctx, size_t bytes)
     const hyt_nb_rule_t *r = &s->rules[lo];
     if (r->value < 0)
         return -1;
+    /* the values now (the application may have written them through MPI_T
+     * itself) come back after the call */
     struct nbvars *v = &vars[n];
+    v->nwritten = 0;
+    hyt_cvar_read(&v->alg, &v->alg_before);
     hyt_cvar_write(&v->alg, r->value);
-    for (int q = 0; q < HYT_NB_MAX_KVARS && r->kv[q] >= 0; q++)
+    for (int q = 0; q < HYT_NB_MAX_KVARS && r->kv[q] >= 0; q++) {
+        v->written[v->nwritten] = r->kv[q];
+        hyt_cvar_read(&v->slot[r->kv[q]], &v->before[v->nwritten++]);
         hyt_cvar_write(&v->slot[r->kv[q]], r->k);
+    }
     return n;
 }
 
 void hyt_nb_restore(int n)
 {
     struct nbvars *v = &vars[n];
-    hyt_cvar_write(&v->alg, v->alg_saved);
-    for (int i = 0; i < v->nslots; i++)
-        hyt_cvar_write(&v->slot[i], v->slot_saved[i]);
+    hyt_cvar_write(&v->alg, v->alg_before);
+    for (int i = 0; i < v->nwritten; i++)
+        hyt_cvar_write(&v->slot[v->written[i]], v->before[i]);
 }

@@ -241,6 +241,21 @@ static void vars_mode(void)
         free(d);
         free(ref);
     }
+    /* a value the application wrote through MPI_T itself is back after a
+     * call the table covers (400 B: tsp_tree, TREE_KVAL = 4) */
+    if (!vars_checked)
+        return;
+    int s[100], d[100], now = -1;
+    for (int i = 0; i < 100; i++)
+        s[i] = i;
+    MPI_Request q;
+    hyt_cvar_write(&k_var[AR][1], 7);
+    MPI_Iallreduce(s, d, 100, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+    CHECK(seen_k[AR][1] == 4, "TREE_KVAL during the call %d, want 4", seen_k[AR][1]);
+    hyt_cvar_read(&k_var[AR][1], &now);
+    CHECK(now == 7, "TREE_KVAL the application set to 7 is %d after the call", now);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    hyt_cvar_write(&k_var[AR][1], k_orig[AR][1]);
 }
 
 /* (a op b) keeps a: associative, not commutative */
