@@ -386,6 +386,34 @@ void *hyt_scratch2(hyt_comm_t *ctx, size_t n)
     return grow(&ctx->scratch2, &ctx->scratch2_size, n);
 }
 
+void hyt_scratch_room(const size_t want[2], size_t room[2])
+{
+    size_t cap = (size_t)hyt_cfg.scratch_max;
+    room[0] = want[0] + want[0] / 4;
+    room[1] = want[1] + want[1] / 4;
+    if (room[0] < want[0] || room[1] < want[1] || room[0] > cap || room[1] > cap - room[0])
+        room[0] = want[0], room[1] = want[1];
+}
+
+/* A need as large as one some rank could not hold is not asked again at
+ * once: the ranks ask again after HYT_RETRY_FIRST such calls, then after
+ * twice as many each time it is refused again, up to HYT_RETRY_MAX calls
+ * (docs/memory.md).  Every rank counts the same calls, so all ask together. */
+#define HYT_RETRY_FIRST 8
+#define HYT_RETRY_MAX 4096
+
+/* Is need one the ranks refused before, and not yet due to be asked again? */
+static int refused_skip(hyt_comm_t *ctx, const size_t need[2])
+{
+    if ((!ctx->refused[0] && !ctx->refused[1]) || need[0] < ctx->refused[0] ||
+        need[1] < ctx->refused[1])
+        return 0;
+    if (++ctx->refused_calls < ctx->retry_after)
+        return 1;
+    ctx->refused_calls = 0;
+    return 0;
+}
+
 /* The slow side of hyt_scratch_reserve: the need passes the reserve.  Every
  * rank gets here together (the reserve, the refused needs and, unless
  * local, the need are the same on every rank).  The areas grow with a
@@ -400,27 +428,33 @@ static int reserve_grow(hyt_comm_t *ctx, const size_t need[2], int local)
     if (!local) {
         if (!fits)
             return 0;
-        if ((ctx->refused[0] || ctx->refused[1]) && need[0] >= ctx->refused[0] &&
-            need[1] >= ctx->refused[1])
-            return 0; /* refused before: not asked again */
+        if (refused_skip(ctx, need))
+            return 0;
     }
-    size_t room[2] = {want[0] + want[0] / 4, want[1] + want[1] / 4};
-    if (room[0] < want[0] || room[1] < want[1] || room[0] > cap || room[1] > cap - room[0])
-        room[0] = want[0], room[1] = want[1];
+    size_t room[2];
+    hyt_scratch_room(want, room);
     /* [0]: this rank holds its need; [1], [2]: what it holds */
     unsigned long long v[3];
     v[0] = fits && hold(&ctx->scratch, &ctx->scratch_size, want[0], room[0]) &&
            hold(&ctx->scratch2, &ctx->scratch2_size, want[1], room[1]);
     v[1] = ctx->scratch_size;
     v[2] = ctx->scratch2_size;
+    ctx->asks++;
     if (PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_UNSIGNED_LONG_LONG, MPI_MIN, ctx->priv) !=
         MPI_SUCCESS)
         return 0; /* MPI's own call meets the same fault and reports it */
     ctx->reserve[0] = (size_t)v[1];
     ctx->reserve[1] = (size_t)v[2];
-    if (!v[0] && !local) {
+    if (!local && !v[0]) {
         ctx->refused[0] = need[0];
         ctx->refused[1] = need[1];
+        ctx->retry_after = !ctx->retry_after ? HYT_RETRY_FIRST
+                           : ctx->retry_after < HYT_RETRY_MAX / 2 ? 2 * ctx->retry_after
+                                                                  : HYT_RETRY_MAX;
+        ctx->refused_calls = 0;
+    } else if (!local && need[0] >= ctx->refused[0] && need[1] >= ctx->refused[1]) {
+        ctx->refused[0] = ctx->refused[1] = 0; /* held now: what was refused fits */
+        ctx->retry_after = ctx->refused_calls = 0;
     }
     return v[0] != 0;
 }
@@ -440,6 +474,7 @@ size_t hyt_scratch_release(hyt_comm_t *ctx)
     ctx->scratch = ctx->scratch2 = NULL;
     ctx->scratch_size = ctx->scratch2_size = 0;
     ctx->reserve[0] = ctx->reserve[1] = ctx->refused[0] = ctx->refused[1] = 0;
+    ctx->retry_after = ctx->refused_calls = 0;
     return held;
 }
 

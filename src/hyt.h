@@ -246,7 +246,7 @@ typedef struct hyt_alg {
     const char *name;   /* readable, unique per collective: "knomial", "recmult" */
     hyt_coll_t coll;
     hyt_alg_fn fn;
-    hyt_scratch_fn scratch; /* NULL: no scratch beyond a few bytes */
+    hyt_scratch_fn scratch; /* NULL: no scratch beyond a few bytes; native rows: MPI's, estimated */
     int k_min, k_max;   /* 0,0: no radix; k_max may be HYT_K_P */
     unsigned flags;     /* HYT_ALG_* restrictions */
     hyt_family_t family;
@@ -464,7 +464,10 @@ struct hyt_comm {
     size_t scratch2_size;
     size_t reserve[2];      /* scratch every rank holds in each area (agreed: src/comm.c) */
     size_t refused[2];      /* needs some rank could not hold (agreed); both 0: none */
+    uint32_t refused_calls; /* calls of a refused need since it was last asked (agreed) */
+    uint32_t retry_after;   /* ... when it is asked again (src/comm.c) */
     uint64_t beyond;        /* kernel requests the reserve did not cover (tests) */
+    uint64_t asks;          /* reserve agreements run (one allreduce each; tests) */
     struct hyt_comm *next;  /* list of live and retired contexts, for the stats dump */
     int freed;              /* communicator freed; kept only for stats */
 };
@@ -486,6 +489,10 @@ void *hyt_scratch2(hyt_comm_t *ctx, size_t n);
  * if every rank goes to PMPI instead (the need passes HYTUNE_SCRATCH_MAX, or
  * some rank cannot hold it).  Every rank returns the same (docs/memory.md). */
 int hyt_scratch_reserve(hyt_comm_t *ctx, const size_t need[2], int local);
+/* What the reserve takes in each area to hold want[] (a quarter of headroom
+ * while both stay within HYTUNE_SCRATCH_MAX, else just want): the scratch a
+ * context holds after growing to a need (offline/memory.c counts it). */
+void hyt_scratch_room(const size_t want[2], size_t room[2]);
 /* Free both scratch areas (the next call grows them again); returns the
  * bytes they held.  The tuner calls it after every benchmark point. */
 size_t hyt_scratch_release(hyt_comm_t *ctx);

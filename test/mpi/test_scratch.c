@@ -24,6 +24,13 @@
  *                       rank asks for scratch beyond the reserve (the wide
  *                       ranks hold their blocks packed); at sizes whose
  *                       bound does not fit every rank runs PMPI.
+ *   test_scratch retry  HYTUNE_TEST_KERNEL_FAIL=F: 100 Allreduce calls whose
+ *                       need F cannot hold all run PMPI, asking the ranks
+ *                       again a few times (not on every call, not never);
+ *                       then F's memory comes back (the test clears the
+ *                       knob on every rank) and within the back-off the
+ *                       kernel runs again, on every later call, without
+ *                       further agreements.
  * Forced algorithms (unless the environment names others): Allreduce
  * recmult:2, Bcast knomial:2, Reduce knomial:3, Allgather kbruck:2, Alltoall
  * kbruck:2, Alltoallv pairwise (in place: each rank's own need), Reduce_scatter_block
@@ -177,6 +184,64 @@ static void wide_call(int w, MPI_Comm comm, long n, int run, int **sb, int **rb,
     MPI_Type_free(&vec);
 }
 
+/* n-int Allreduce calls through MPI_ and PMPI_ until, after at least min
+ * calls, one ran the kernel (stop) or max were made; returns the calls
+ * made, *ran and *fell the kernel runs and scratch fallbacks among them. */
+static long allreduce_calls(long n, long min, long max, int stop, int **sb, int **rb, size_t cap,
+                            long *ran, long *fell)
+{
+    long i;
+    *ran = *fell = 0;
+    for (i = 0; i < max && (i < min || !stop || !*ran); i++) {
+        uint64_t before[3], after[3];
+        counters(HYT_COLL_ALLREDUCE, before);
+        BOTH("allreduce", n, fill(s, n, (int)i),
+             MPI_Allreduce(s, r, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        counters(HYT_COLL_ALLREDUCE, after);
+        *ran += after[1] > before[1];
+        *fell += after[2] > before[2];
+    }
+    return i;
+}
+
+/* test_scratch retry: see the top of this file. */
+static void retry_mode(int failing)
+{
+    CHECK(failing, "retry needs HYTUNE_TEST_KERNEL_FAIL set to a rank");
+    long n = 3000, ran, fell;
+    size_t cap = (size_t)n * sizeof(int);
+    int *sb[2], *rb[2];
+    for (int x = 0; x < 2; x++)
+        sb[x] = malloc(cap), rb[x] = malloc(cap);
+    hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
+    uint64_t asks0 = ctx->asks;
+    long calls = allreduce_calls(n, 100, 100, 0, sb, rb, cap, &ran, &fell);
+    uint64_t asks = ctx->asks - asks0;
+    CHECK(ran == 0 && fell == calls, "with rank %s short of memory: %ld of %ld calls ran the "
+          "kernel, %ld fell back", getenv("HYTUNE_TEST_KERNEL_FAIL"), ran, calls, fell);
+    /* asked on the first call and again after a back-off doubling from a
+     * few calls: more than once, at most about log2(calls) times */
+    int log2c = 0;
+    for (long c = calls; c > 1; c /= 2)
+        log2c++;
+    CHECK(asks >= 2 && asks <= (uint64_t)log2c, "%ld refused calls asked the ranks %llu times; "
+          "want from 2 to %d", calls, (unsigned long long)asks, log2c);
+    hyt_cfg.test_kernel_fail = -1; /* the memory is back on every rank */
+    asks0 = ctx->asks;
+    calls = allreduce_calls(n, 1, 2 * (long)ctx->retry_after + 2, 1, sb, rb, cap, &ran, &fell);
+    CHECK(ran == 1 && fell == calls - 1, "memory back: the kernel did not run again within the "
+          "back-off (%ld calls, %ld ran, %ld fell back)", calls, ran, fell);
+    long more = allreduce_calls(n, 50, 50, 0, sb, rb, cap, &ran, &fell);
+    CHECK(ran == more && fell == 0, "after the kernel ran again, %ld of %ld calls ran it", ran,
+          more);
+    CHECK(ctx->asks - asks0 == 1, "the need was asked %llu times once memory was back; want "
+          "once", (unsigned long long)(ctx->asks - asks0));
+    uint64_t all[2] = {ctx->asks, (uint64_t)calls};
+    CHECK(same_everywhere(all, 2), "the ranks asked or retried differently");
+    for (int x = 0; x < 2; x++)
+        free(sb[x]), free(rb[x]);
+}
+
 /* test_scratch wide: see the top of this file. */
 static void wide_mode(void)
 {
@@ -232,8 +297,9 @@ int main(int argc, char **argv)
 {
     int cap_mode = argc > 1 && !strcmp(argv[1], "cap");
     int wide = argc > 1 && !strcmp(argv[1], "wide");
-    if (argc < 2 || (!cap_mode && !wide && strcmp(argv[1], "fail"))) {
-        fprintf(stderr, "usage: test_scratch fail|cap|wide\n");
+    int retry = argc > 1 && !strcmp(argv[1], "retry");
+    if (argc < 2 || (!cap_mode && !wide && !retry && strcmp(argv[1], "fail"))) {
+        fprintf(stderr, "usage: test_scratch fail|cap|wide|retry\n");
         return 2;
     }
     for (int i = 0; i < NFORCED; i++)
@@ -259,7 +325,9 @@ int main(int argc, char **argv)
     uint64_t before[NFORCED][3], after[3];
     hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
     CHECK(ctx != NULL, "MPI_COMM_WORLD has no context");
-    if (wide) {
+    if (retry) {
+        retry_mode(failing);
+    } else if (wide) {
         wide_mode();
     } else if (!cap_mode) {
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
@@ -317,7 +385,7 @@ int main(int argc, char **argv)
               "reserve %llu+%llu above what this rank holds", (unsigned long long)res[0],
               (unsigned long long)res[1]);
         CHECK(same_everywhere(res, 2), "the ranks' reserves differ");
-        CHECK(!failing || (res[0] == 0 && res[1] == 0), "a failing rank left a reserve");
+        CHECK(!failing || retry || (res[0] == 0 && res[1] == 0), "a failing rank left a reserve");
     }
     CHECK(handler_calls == 0, "the error handler ran %d times", handler_calls);
     free(cnt);
@@ -327,6 +395,9 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Errhandler_free(&eh);
     MPI_Finalize();
-    return check_done(cap_mode ? "test_scratch cap" : wide ? "test_scratch wide" : "test_scratch fail");
+    return check_done(cap_mode ? "test_scratch cap"
+                      : wide   ? "test_scratch wide"
+                      : retry  ? "test_scratch retry"
+                               : "test_scratch fail");
 }
 #endif
