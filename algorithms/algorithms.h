@@ -146,5 +146,6 @@ int hyt_need_knb(const hyt_args_t *a, int k, size_t need[2]);
 int hyt_need_allgatherv_recmult(const hyt_args_t *a, int k, size_t need[2]);
 int hyt_need_alltoallv_pairwise(const hyt_args_t *a, int k, size_t need[2]);
 int hyt_need_alltoallv_scattered(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_native(const hyt_args_t *a, int k, size_t need[2]);
 
 #endif

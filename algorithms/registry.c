@@ -8,7 +8,7 @@
 
 #define NATIVE_ROW(U, l, M, P)                                                                 \
     {.name = "native", .coll = HYT_COLL_##U, .fn = hyt_native, .flags = HYT_ALG_NATIVE,    \
-     .family = HYT_FAM_NATIVE,                                                              \
+     .family = HYT_FAM_NATIVE, .scratch = hyt_need_native,                                  \
      .desc = "the MPI library's own selection (PMPI_" #M ")"},
 
 /* Rows are grouped by family; the native rows must stay first, in

@@ -261,6 +261,33 @@ int hyt_need_alltoallv_scattered(const hyt_args_t *a, int k, size_t need[2])
     return a2av_src(a, need);
 }
 
+/* The MPI library's own algorithms (native rows): never reserved (their
+ * memory is MPI's), counted by the tuner's memory bound (offline/memory.c)
+ * as an estimate of the temporary buffers MPICH's algorithms of the same
+ * families keep: Allreduce and Reduce three messages, Bcast one, Allgather
+ * and Alltoall one result (p blocks), the others two messages or results. */
+int hyt_need_native(const hyt_args_t *a, int k, size_t need[2])
+{
+    (void)k;
+    int per_rank = (hyt_coll_props(a->coll) & HYT_CP_BLOCK) != 0;
+    size_t m = per_rank ? (size_t)a->ctx->size * a->block : a->bytes;
+    switch (a->coll) {
+    case HYT_COLL_ALLREDUCE:
+    case HYT_COLL_REDUCE:
+        need[0] = 3 * m;
+        break;
+    case HYT_COLL_BCAST:
+    case HYT_COLL_ALLGATHER:
+    case HYT_COLL_ALLTOALL:
+        need[0] = m;
+        break;
+    default:
+        need[0] = 2 * m;
+        break;
+    }
+    return 0;
+}
+
 int hyt_alg_scratch(const hyt_args_t *a, const hyt_alg_t *alg, int k, size_t need[2])
 {
     need[0] = need[1] = 0;

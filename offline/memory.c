@@ -1,25 +1,21 @@
 /* Memory of the tuner's benchmark points (see memory.h).
  *
- * The scratch bound follows what the algorithms ask of hyt_scratch /
- * hyt_scratch2 (each grows to 1.25 x the request, src/comm.c), in units of
- * the message m (allreduce, reduce, bcast) or of the whole buffer T = p
- * blocks (allgather, alltoall, reduce_scatter_block):
- *   - reductions: radix algorithms keep up to k buffers of m (knomial's
- *     pool, recmult's k - 1 partners), compositions one m more on the node
- *     plus the inner k-nomial's on the leaders; Rabenseifner and the rings
- *     at most 2 m: bound (max(k, 2) + 1) m;
- *   - bcast: one m (recmult on a non-contiguous type);
- *   - allgather: one T (kbruck's rotation area);
- *   - alltoall: 3 T plus 2k requests (kbruck: one staging area, two
- *     packing areas), one T for the others;
- *   - reduce_scatter_block: 2 T (both algorithms).
- * The MPI library's own algorithms (native, mpich:*) are given the bound
- * of the collective at k = 2.  The tuner checks the bound after every point
- * (tune.c: scratch_check). */
+ * The scratch a candidate holds is the runtime's own bound: the registry's
+ * .scratch of the algorithm (algorithms/scratch.c) for the call the tuner
+ * benchmarks, as the reserve holds it (hyt_scratch_room: a quarter of
+ * headroom, src/comm.c); a composition adds its inner k-nomial step on the
+ * node leaders' communicator (counted as if it had all p ranks, an upper
+ * bound).  The MPI library's own algorithms (native, mpich:*) are counted
+ * with the native row's bound, an estimate of MPICH's temporary buffers
+ * (algorithms/scratch.c: hyt_need_native).  The tuner
+ * checks the bound after every point (tune_bench.c: scratch_check); the test
+ * mem-bound checks that a kernel holds exactly this bound. */
 #include "offline/memory.h"
 
 #include <hwloc.h>
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static int blocks_per_rank(hyt_coll_t c)
@@ -32,29 +28,58 @@ uint64_t hyt_mem_buffer(hyt_coll_t c, uint64_t bytes, int p)
     return blocks_per_rank(c) ? bytes * (uint64_t)(p > 0 ? p : 1) : bytes;
 }
 
+/* The call tune_bench.c's bench_args makes at selection size bytes on p ranks:
+ * MPI_INT and MPI_SUM for reductions, bytes otherwise; the v-variants even
+ * blocks of whole elements. */
+static void bench_call(hyt_args_t *a, hyt_comm_t *ctx, hyt_coll_t c, uint64_t bytes, int p)
+{
+    int red = hyt_coll_has_op(c);
+    uint64_t unit = red ? 4 : 1, n = bytes / unit;
+    if (n > INT_MAX)
+        n = INT_MAX;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->size = ctx->remote_size = p > 0 ? p : 1;
+    memset(a, 0, sizeof *a);
+    a->coll = c;
+    a->ctx = ctx;
+    a->sbuf = a->rbuf = ctx; /* not MPI_IN_PLACE: the tuner's buffers */
+    a->type = a->stype = red ? MPI_INT : MPI_BYTE;
+    a->op = MPI_SUM;
+    a->count = a->scount = (int)n;
+    a->bytes = a->block = (size_t)(n * unit);
+    if (hyt_coll_props(c) & HYT_CP_VECTOR) {
+        uint64_t per = (n + (uint64_t)ctx->size - 1) / (uint64_t)ctx->size;
+        a->block = (size_t)(per * unit);
+        a->bytes = a->block * (size_t)ctx->size;
+    }
+}
+
+/* What a context holds once the reserve took alg's need for call a. */
+static uint64_t held(const hyt_args_t *a, const hyt_alg_t *alg, int k)
+{
+    size_t need[2], room[2];
+    hyt_alg_scratch(a, alg, k, need);
+    hyt_scratch_room(need, room);
+    return (uint64_t)room[0] + room[1];
+}
+
 uint64_t hyt_mem_scratch(hyt_coll_t c, const hyt_alg_t *alg, int k, uint64_t bytes, int p)
 {
-    uint64_t m = hyt_mem_buffer(c, bytes, p), units4; /* in quarters of m */
-    int kk = alg && hyt_alg_has_radix(alg) && k > 2 ? k : 2;
-    switch (c) {
-    case HYT_COLL_ALLREDUCE:
-    case HYT_COLL_REDUCE:
-        units4 = 4 * (uint64_t)(kk + 1);
-        break;
-    case HYT_COLL_BCAST:
-    case HYT_COLL_ALLGATHER:
-        units4 = 4;
-        break;
-    case HYT_COLL_ALLTOALL:
-        units4 = alg && !(alg->flags & HYT_ALG_NATIVE) && hyt_alg_has_radix(alg) ? 12 : 4;
-        break;
-    default:
-        units4 = 8;
-        break;
+    hyt_comm_t ctx;
+    hyt_args_t a;
+    bench_call(&a, &ctx, c, bytes, p);
+    if (!alg)
+        alg = hyt_alg_native(c);
+    uint64_t total = held(&a, alg, k);
+    const hyt_alg_t *inner = hyt_alg_find_family(c, HYT_FAM_KNOMIAL);
+    if ((alg->flags & HYT_ALG_COMPOSITION) && k > 0 && inner && hyt_alg_has_radix(inner)) {
+        /* the leaders' call: Allgather moves a node's blocks (at most p) */
+        hyt_comm_t lctx;
+        hyt_args_t la;
+        bench_call(&la, &lctx, c, c == HYT_COLL_ALLGATHER ? bytes * (uint64_t)p : bytes, p);
+        total += held(&la, inner, k);
     }
-    /* 1.25 x (hyt_scratch's growth), requests and offsets, and the 4 KiB
-     * each area starts at (two areas on two contexts for compositions) */
-    return m * units4 / 4 * 5 / 4 + 64 * (uint64_t)kk * 16 + 4 * 4096;
+    return total;
 }
 
 uint64_t hyt_mem_rank_need(hyt_coll_t c, const hyt_alg_t *alg, int k, uint64_t bytes, int p)

@@ -17,10 +17,11 @@
  * block per rank (HYT_CP_BLOCK), one message otherwise. */
 uint64_t hyt_mem_buffer(hyt_coll_t c, uint64_t bytes, int p);
 
-/* Upper bound of the scratch one rank of candidate (alg, k) allocates in a
- * call of collective c at size bytes on p ranks (hyt_scratch, hyt_scratch2
- * and the node and leader communicators' contexts of compositions; the MPI
- * library's own temporary buffers for native candidates). */
+/* Upper bound of the scratch one rank of candidate (alg, k) holds after a
+ * call of collective c at size bytes on p ranks: the registry's bound
+ * (algorithms/scratch.c) as the reserve holds it, plus the leader
+ * communicator's for compositions; for native candidates (alg NULL or
+ * native), the native row's estimate of the MPI library's own buffers. */
 uint64_t hyt_mem_scratch(hyt_coll_t c, const hyt_alg_t *alg, int k, uint64_t bytes, int p);
 
 /* Both buffers plus the scratch bound: what one rank holds during the point. */

@@ -5,8 +5,11 @@
  * reductions, bytes otherwise), then the scratch of the world's context and
  * of a composition's leader communicator is released and compared with
  * hyt_mem_scratch; no kernel asked for scratch beyond what the reserve held
- * (the bounds of algorithms/scratch.c cover it).  Run under SimGrid with any
- * number of ranks and nodes. */
+ * (the bounds of algorithms/scratch.c cover it).  The tuner's model and the
+ * runtime's reserve are one: a kernel that ran (or declined after the
+ * reserve) holds exactly the model's bound, a composition at most it (its
+ * leaders are fewer than p).  Run under SimGrid with any number of ranks
+ * and nodes. */
 #include "offline/memory.c"
 #include "test/check.h"
 
@@ -25,7 +28,7 @@ static size_t held_after(MPI_Comm comm)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int p, rank, calls = 0;
+    int p, rank, calls = 0, exact = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     static const uint64_t sizes[] = {4, 4096, 256 << 10};
@@ -73,6 +76,14 @@ int main(int argc, char **argv)
                 CHECK(held <= bound, "%s:%s k=%d %llu B on %d ranks, rank %d: scratch %zu > "
                       "bound %llu", hyt_coll_name(alg->coll), alg->name, k,
                       (unsigned long long)sizes[s], p, rank, held, (unsigned long long)bound);
+                int reserved = fb == HYT_FB_NONE || fb == HYT_FB_ALGORITHM;
+                if (reserved && !(alg->flags & (HYT_ALG_NATIVE | HYT_ALG_COMPOSITION))) {
+                    CHECK(held == bound, "%s:%s k=%d %llu B on %d ranks, rank %d: holds %zu, "
+                          "the tuner's model counts %llu", hyt_coll_name(alg->coll), alg->name,
+                          k, (unsigned long long)sizes[s], p, rank, held,
+                          (unsigned long long)bound);
+                    exact++;
+                }
                 calls++;
                 free(sb);
                 free(rb);
@@ -80,7 +91,9 @@ int main(int argc, char **argv)
         }
     }
     if (rank == 0)
-        printf("test_mem_bound: %d calls on %d ranks\n", calls, p);
+        printf("test_mem_bound: %d calls on %d ranks, %d held the model's bound exactly\n",
+               calls, p, exact);
+    CHECK(exact > calls / 2, "only %d of %d calls compared exactly", exact, calls);
     MPI_Finalize();
     return check_done("test_mem_bound");
 }
