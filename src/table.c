@@ -203,8 +203,10 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, int format, hyt
     return 0;
 }
 
-static int parse_set(json_object *s, hyt_coll_t coll, int format, hyt_rule_set_t *out,
-                     const char *file, const char *where, char *err, size_t errlen)
+/* A rule set's members but its rules' contents (the blocking collectives'
+ * and the nonblocking section's): its bounds and its non-empty rules array. */
+static int parse_set_head(json_object *s, int *nodes_max, int *ppn_max, json_object **rules,
+                          const char *file, const char *where, char *err, size_t errlen)
 {
     if (!json_object_is_type(s, json_type_object))
         return fail(err, errlen, file, "%s must be an object with nodes_max, ppn_max, rules",
@@ -219,14 +221,22 @@ static int parse_set(json_object *s, hyt_coll_t coll, int format, hyt_rule_set_t
     int64_t v;
     if (get_int(s, "nodes_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, where, err, errlen))
         return -1;
-    out->nodes_max = (int)v;
+    *nodes_max = (int)v;
     if (get_int(s, "ppn_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, where, err, errlen))
         return -1;
-    out->ppn_max = (int)v;
-    json_object *rules;
-    if (!json_object_object_get_ex(s, "rules", &rules) ||
-        !json_object_is_type(rules, json_type_array) || json_object_array_length(rules) == 0)
+    *ppn_max = (int)v;
+    if (!json_object_object_get_ex(s, "rules", rules) ||
+        !json_object_is_type(*rules, json_type_array) || json_object_array_length(*rules) == 0)
         return fail(err, errlen, file, "%s.rules must be a non-empty array", where);
+    return 0;
+}
+
+static int parse_set(json_object *s, hyt_coll_t coll, int format, hyt_rule_set_t *out,
+                     const char *file, const char *where, char *err, size_t errlen)
+{
+    json_object *rules;
+    if (parse_set_head(s, &out->nodes_max, &out->ppn_max, &rules, file, where, err, errlen))
+        return -1;
     int n = (int)json_object_array_length(rules);
     out->rules = calloc((size_t)n, sizeof *out->rules);
     if (!out->rules)
@@ -332,31 +342,13 @@ static int parse_nb(json_object *nb, hyt_table_t *t, const char *file, char *err
             return fail(err, errlen, file, "out of memory");
         t->nb->nsets[n] = ns;
         for (int i = 0; i < ns; i++) {
-            json_object *s = json_object_array_get_idx(sets, i), *rules;
+            json_object *rules;
             hyt_nb_set_t *o = &t->nb->sets[n][i];
             char w[160];
             snprintf(w, sizeof w, "$.nonblocking.%s[%d]", cname, i);
-            if (!json_object_is_type(s, json_type_object))
-                return fail(err, errlen, file, "%s must be an object {nodes_max, ppn_max, "
-                            "rules}", w);
-            json_object_object_foreach(s, key, val)
-            {
-                (void)val;
-                if (strcmp(key, "nodes_max") && strcmp(key, "ppn_max") && strcmp(key, "rules"))
-                    return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
-                                "nodes_max, ppn_max, rules", w, key);
-            }
-            int64_t v;
-            if (get_int(s, "nodes_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, w, err, errlen))
+            if (parse_set_head(json_object_array_get_idx(sets, i), &o->nodes_max, &o->ppn_max,
+                               &rules, file, w, err, errlen))
                 return -1;
-            o->nodes_max = (int)v;
-            if (get_int(s, "ppn_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, w, err, errlen))
-                return -1;
-            o->ppn_max = (int)v;
-            if (!json_object_object_get_ex(s, "rules", &rules) ||
-                !json_object_is_type(rules, json_type_array) ||
-                json_object_array_length(rules) == 0)
-                return fail(err, errlen, file, "%s.rules must be a non-empty array", w);
             int nr = (int)json_object_array_length(rules);
             if (!(o->rules = calloc((size_t)nr, sizeof *o->rules)))
                 return fail(err, errlen, file, "out of memory");

@@ -331,6 +331,19 @@ static void sig_mode(void)
 }
 
 #ifndef HYT_TEST_PLAIN
+/* Rank 0 writes the file; everything freed. */
+static void done_export(char *txt, const char *file, int r, hyt_nbtune_keep_t *keep)
+{
+    FILE *f = r == 0 && txt ? fopen(file, "w") : NULL;
+    if (f) {
+        fputs(txt, f);
+        fclose(f);
+    }
+    free(txt);
+    hyt_nbtune_mpich_free(keep);
+    hyt_mpit_end();
+}
+
 static void export_mode(int k, const char *file)
 {
     int r;
@@ -350,14 +363,7 @@ static void export_mode(int k, const char *file)
     snprintf(want, sizeof want, "{\"k=%d\":{},\"tree_type=0\":{}", k);
     CHECK(txt && strstr(txt, "\"algorithm=MPIR_Ireduce_intra_tsp_tree\":") && strstr(txt, want),
           "the file has Ireduce tsp_tree with %s", want);
-    FILE *f = r == 0 && txt ? fopen(file, "w") : NULL;
-    if (f) {
-        fputs(txt, f);
-        fclose(f);
-    }
-    free(txt);
-    hyt_nbtune_mpich_free(&keep);
-    hyt_mpit_end();
+    done_export(txt, file, r, &keep);
 }
 
 static void export_all(const char *file)
@@ -397,14 +403,7 @@ static void export_all(const char *file)
     for (size_t i = 0; txt && i < sizeof want / sizeof *want; i++)
         CHECK(strstr(txt, want[i]), "the file has %s", want[i]);
     CHECK(txt && !strstr(txt, "tsp_brucks"), "Iallgather tsp_brucks left out");
-    FILE *f = r == 0 && txt ? fopen(file, "w") : NULL;
-    if (f) {
-        fputs(txt, f);
-        fclose(f);
-    }
-    free(txt);
-    hyt_nbtune_mpich_free(&keep);
-    hyt_mpit_end();
+    done_export(txt, file, r, &keep);
 }
 #endif
 
