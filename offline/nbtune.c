@@ -322,8 +322,8 @@ hyt_nb_table_t *hyt_nbtune_run(MPI_Comm comm, int nodes, int ppn, const hyt_nbtu
         double deadline = PMPI_Wtime() + (o->budget_s - (PMPI_Wtime() - t_start)) / left;
         int measured = 0;
         for (int si = 0; si < nsizes; si++) {
-            /* rank 0's clock decides, for every rank alike */
-            int stop = o->budget_s > 0 && PMPI_Wtime() > deadline;
+            /* rank 0's clock decides, for every rank alike; the smallest size is always measured */
+            int stop = si > 0 && o->budget_s > 0 && PMPI_Wtime() > deadline;
             PMPI_Bcast(&stop, 1, MPI_INT, 0, b.comm);
             if (stop) {
                 logf_(log, b.rank, "tune: %s: time budget spent; sizes above %llu B keep MPICH's "
