@@ -138,7 +138,7 @@ void hyt_tune_warm_start(coll_state_t *cs, const hyt_oracle_t *o)
 }
 
 static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes);
-static void native_guard(tune_ctx_t *x, coll_state_t *cs);
+static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump);
 
 /* Rank 0's loop for one collective; other ranks follow in hyt_tune_run_round.  Then
  * the rules, checked against native (native_guard). */
@@ -190,7 +190,7 @@ int hyt_tune_coll_root(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE *d
     if (t->progress == PROGRESS_LINE)
         progress_line(x, cs, t0, 0, 0, 1);
     if (build_rules(j, cs, t->max_bytes) == 0 && !t->no_guard)
-        native_guard(x, cs);
+        native_guard(x, cs, t->exhaustive ? NULL : dump); /* a sweep's dump: the oracle */
     int zero = 0;
     PMPI_Bcast(&zero, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return 0;
@@ -269,8 +269,9 @@ static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes)
 #define GUARD_MAX 4096
 
 /* Rank 0: measure n points (rounds of at most 1024), racing each against
- * cut_us[i] (HUGE_VAL: never cut); each is kept (meas_add). */
-static void guard_measure(tune_ctx_t *x, coll_state_t *cs, round_pt_t *rp, const hyt_al_point_t *pts, const double *cut_us, int n)
+ * cut_us[i] (HUGE_VAL: never cut); each is kept (meas_add) and dumped. */
+static void guard_measure(tune_ctx_t *x, coll_state_t *cs, round_pt_t *rp, const hyt_al_point_t *pts,
+                          const double *cut_us, int n, FILE *dump)
 {
     double us[1024], cost[1024], sp[1024];
     int round_end[1024], tries[1024], cut[1024];
@@ -287,6 +288,7 @@ static void guard_measure(tune_ctx_t *x, coll_state_t *cs, round_pt_t *rp, const
         for (int i = 0; i < m; i++) {
             meas_add(cs, &rp[i].pt, us[i], sp[i], cut[i]);
             cs->guard_cost += cost[i];
+            dump_batch(dump, cs, &rp[i].pt, &us[i], 1);
         }
         done += m;
     }
@@ -298,7 +300,7 @@ static double guard_cut_us(const meas_t *mc)
     return !mc || mc->cut ? HUGE_VAL : hyt_rules_guard_cut_us(mc->us, mc->sp);
 }
 
-static void native_guard(tune_ctx_t *x, coll_state_t *cs)
+static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
 {
     const job_t *j = &x->job;
     int nat = -1;
@@ -349,7 +351,7 @@ static void native_guard(tune_ctx_t *x, coll_state_t *cs)
             todo[m] = *p;
             cut_us[m++] = cu;
         }
-        guard_measure(x, cs, rp, todo, cut_us, m);
+        guard_measure(x, cs, rp, todo, cut_us, m, dump);
     }
     /* verdicts per shape, then the rules rewritten */
     for (int s = 0; s < j->nshapes; s++) {
