@@ -55,7 +55,7 @@ static __attribute__((noinline)) int empty_hook(hyt_comm_t *ctx, hyt_key_t *key,
 {
     (void)ctx;
     (void)a;
-    if (key->online)
+    if (key->ext)
         *k = 3;
     return 0;
 }

@@ -269,29 +269,33 @@ static void choice(sbuf_t *b, hyt_coll_t c, const char *name)
     }
 }
 
-/* Size rules of one set: MPICH's size key is per rank for these collectives
- * except allgather and reduce_scatter_block, whose key is the total over
- * the communicator (hytune's threshold times the set's ranks). */
+/* MPICH 4.0.2's size key of each collective (csel.c): avg_msg_size for
+ * Allreduce, Bcast, Reduce and Alltoall only, total_msg_size (bytes over the
+ * communicator) for Allgather and Reduce_scatter_block (hytune's block times
+ * the set's ranks: per_rank) and Allgatherv and Reduce_scatter (hytune's key
+ * is the total already).  The other collectives have no size key every rank
+ * computes alike (Gather/Scatter count elements, Alltoallv local bytes):
+ * their file holds the rule for the largest sizes, as hytune's runtime uses
+ * for Alltoallv. */
+static const struct {
+    const char *key; /* NULL: none */
+    int per_rank;    /* hytune's size is one rank's block of MPICH's total */
+} size_key[HYT_NCOLL] = {
+    [HYT_COLL_ALLREDUCE] = {"avg_msg_size", 0},
+    [HYT_COLL_BCAST] = {"avg_msg_size", 0},
+    [HYT_COLL_REDUCE] = {"avg_msg_size", 0},
+    [HYT_COLL_ALLTOALL] = {"avg_msg_size", 0},
+    [HYT_COLL_ALLGATHER] = {"total_msg_size", 1},
+    [HYT_COLL_REDUCE_SCATTER_BLOCK] = {"total_msg_size", 1},
+    [HYT_COLL_ALLGATHERV] = {"total_msg_size", 0},
+    [HYT_COLL_REDUCE_SCATTER] = {"total_msg_size", 0},
+};
+
+/* Size rules of one set, under the collective's size key (size_key). */
 static void sizes(sbuf_t *b, hyt_coll_t c, const char *name, const hyt_mpich_set_t *s)
 {
-    /* MPICH 4.0.2 (csel.c) computes avg_msg_size for Allreduce, Bcast, Reduce
-     * and Alltoall only, and total_msg_size (bytes over the communicator)
-     * for Allgather and Reduce_scatter_block (hytune's block times the set's
-     * ranks) and Allgatherv and Reduce_scatter (hytune's key is the total
-     * already).  The other collectives have no size key every rank computes
-     * alike (Gather/Scatter count elements, Alltoallv local bytes): their
-     * file holds the rule for the largest sizes, as hytune's runtime uses
-     * for Alltoallv. */
-    const char *key = NULL;
-    uint64_t mul = 1;
-    if (c == HYT_COLL_ALLREDUCE || c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE || c == HYT_COLL_ALLTOALL) {
-        key = "avg_msg_size";
-    } else if (c == HYT_COLL_ALLGATHER || c == HYT_COLL_REDUCE_SCATTER_BLOCK) {
-        key = "total_msg_size";
-        mul = (uint64_t)s->nodes * (uint64_t)s->ppn;
-    } else if (c == HYT_COLL_ALLGATHERV || c == HYT_COLL_REDUCE_SCATTER) {
-        key = "total_msg_size";
-    }
+    const char *key = size_key[c].key;
+    uint64_t mul = size_key[c].per_rank ? (uint64_t)s->nodes * (uint64_t)s->ppn : 1;
     /* each rule's subtree as text; neighbours with the same text merge */
     sbuf_t *r = calloc((size_t)(s->nrules > 0 ? s->nrules : 1), sizeof *r);
     int n = s->nrules, nout = 0;

@@ -102,8 +102,9 @@ struct hyt_online_key {
     double *samples;        /* this rank's times of the window's calls (rooted
                              * collectives: end of each call since the window's
                              * common start) */
-    /* Rooted collectives (Bcast, Reduce) time a window in one of two ways,
-     * chosen at the key's first window and kept (before_slow): */
+    /* Rooted collectives (hyt_coll_has_root: Bcast, Reduce, Gather(v),
+     * Scatter(v)) time a window in one of two ways, chosen at the key's
+     * first window and kept (before_slow): */
     int loop_timed;         /* -1 undecided; 1: calls back to back (window timed
                              * from one barrier); 0: a barrier before each call */
     uint64_t last_seq;      /* ctx->seq of the key's previous call */
@@ -138,13 +139,6 @@ void hyt_online_finalize(void)
 static size_t bucket_bytes(const hyt_key_t *key)
 {
     return key->bucket ? (size_t)1 << (key->bucket - 1) : 0;
-}
-
-/* Bcast and Reduce: no rank's own elapsed time shows when the call has
- * ended everywhere (see before_slow). */
-static int rooted(hyt_coll_t c)
-{
-    return c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE;
 }
 
 /* The built-in shortlist of a key no table rule covers: the MPI library's
@@ -253,6 +247,22 @@ static void make_cands(hyt_comm_t *ctx, const hyt_key_t *key, struct hyt_online_
     }
 }
 
+/* The statistics' "online choice": the key chose among its shortlist, or
+ * is measuring it to choose. */
+static int key_chose(const hyt_key_t *key)
+{
+    hyt_online_info_t info;
+    return hyt_online_key_info(key, &info) == 0 && (info.choices > 0 || info.choosing_calls > 0);
+}
+
+/* What the core calls to free and report a key this component took. */
+static const hyt_key_ext_hooks_t ext_hooks = {
+    .free = hyt_online_key_free,
+    .chose = key_chose,
+    .report = hyt_online_key_report,
+    .json = hyt_online_key_json,
+};
+
 static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule,
                                          const hyt_alg_t *alg, int table_k)
 {
@@ -267,7 +277,7 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
         return NULL;
     }
     o->rule_alg = alg;
-    o->loop_timed = rooted(alg->coll) ? -1 : 0;
+    o->loop_timed = hyt_coll_has_root(alg->coll) ? -1 : 0;
     o->samples = samples;
     o->global = samples + window + 2;
     o->window = window;
@@ -296,7 +306,8 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
     hyt_probe_round_hint(&o->probe, o->k_round);
     o->window_from = hyt_cfg.hot_calls > window ? (uint64_t)(hyt_cfg.hot_calls - window + 1) : 1;
     o->state = ST_COUNT;
-    key->online = o;
+    hyt_key_ext_register(&ext_hooks); /* before the core holds a key it cannot free */
+    key->ext = o;
     return o;
 }
 
@@ -350,7 +361,7 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
                                                  const hyt_rule_t *rule, const hyt_alg_t **alg,
                                                  int *k)
 {
-    struct hyt_online_key *o = key->online;
+    struct hyt_online_key *o = key->ext;
     if (!o) {
         o = key_create(ctx, key, rule, *alg, *k);
         if (!o)
@@ -390,10 +401,10 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         o->choosing_calls++;
     *alg = o->alg;
     *k = o->k_run;
-    /* Rooted collectives (Bcast, Reduce): the root may return long before
-     * the last rank has its data, so no rank's own elapsed time shows when
-     * a call has ended everywhere; the timed calls start after a barrier on
-     * the private duplicate.  Two cases, told apart at the key's first
+    /* Rooted collectives (Bcast, Reduce, Gather(v), Scatter(v)): a rank may
+     * return long before the last rank has its data, so no rank's own
+     * elapsed time shows when a call has ended everywhere; the timed calls
+     * start after a barrier on the private duplicate.  Two cases, told apart at the key's first
      * window from the communicator's sequence of collectives (the same on
      * every rank) and kept for the key's life:
      * - back to back (the key's previous call was the communicator's
@@ -416,7 +427,7 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
      * much as the call.  Every rank is here on the same call. */
     if (o->loop_timed < 0)
         o->loop_timed = back_to_back;
-    if (rooted(o->alg->coll) && (o->nsamples == 0 || !o->loop_timed)) {
+    if (hyt_coll_has_root(o->alg->coll) && (o->nsamples == 0 || !o->loop_timed)) {
         double t0 = PMPI_Wtime();
         if (ctx->size > 1)
             PMPI_Barrier(hyt_comm_priv(ctx));
@@ -429,7 +440,7 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
 int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule,
                       const hyt_alg_t **alg, int *k)
 {
-    struct hyt_online_key *o = key->online;
+    struct hyt_online_key *o = key->ext;
     if (HYT_LIKELY(o && *alg == o->rule_alg)) {
         o->n++;
         if (HYT_LIKELY(o->state == ST_SETTLED && o->n != o->next_drift)) {
@@ -634,7 +645,7 @@ static void drift_window(struct hyt_online_key *o, double t, double s)
 void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int k,
                       double seconds, int fell_back)
 {
-    struct hyt_online_key *o = key->online;
+    struct hyt_online_key *o = key->ext;
     if (!o || alg != o->alg || !o->pending)
         return;
     /* outside a choice a call that went to PMPI is a miss: the key stops
@@ -662,16 +673,17 @@ void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
 
 void hyt_online_key_free(hyt_key_t *key)
 {
-    if (!key || !key->online)
+    struct hyt_online_key *o = key ? key->ext : NULL;
+    if (!o)
         return;
-    free(key->online->samples);
-    free(key->online);
-    key->online = NULL;
+    free(o->samples);
+    free(o);
+    key->ext = NULL;
 }
 
 int hyt_online_key_settled(const hyt_key_t *key, int *k)
 {
-    const struct hyt_online_key *o = key->online;
+    const struct hyt_online_key *o = key->ext;
     if (!o)
         return -1;
     if (o->state != ST_SETTLED && o->state != ST_DRIFT)
@@ -682,7 +694,7 @@ int hyt_online_key_settled(const hyt_key_t *key, int *k)
 
 int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
 {
-    const struct hyt_online_key *o = key->online;
+    const struct hyt_online_key *o = key->ext;
     if (!o)
         return -1;
     info->start_k = o->k_start;
@@ -726,13 +738,13 @@ static long long calls_after_hot(const struct hyt_online_key *o)
 /* How a rooted key's windows are timed ("" for the others). */
 static const char *timing_name(const struct hyt_online_key *o)
 {
-    return o->loop_timed > 0 ? " (loop-timed)" : o->loop_timed == 0 && rooted(o->alg->coll)
+    return o->loop_timed > 0 ? " (loop-timed)" : o->loop_timed == 0 && hyt_coll_has_root(o->alg->coll)
                                                      ? " (timed per call)" : "";
 }
 
 void hyt_online_key_report(const hyt_key_t *key, FILE *out)
 {
-    const struct hyt_online_key *o = key->online;
+    const struct hyt_online_key *o = key->ext;
     if (!o)
         return;
     if (o->nc > 1) {
@@ -782,13 +794,13 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
 
 void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
 {
-    const struct hyt_online_key *o = key->online;
+    const struct hyt_online_key *o = key->ext;
     if (!o)
         return;
     json_object *j = json_object_new_object(), *seq = json_object_new_array();
     json_object_object_add(j, "algorithm", json_object_new_string(o->alg->name));
     json_object_object_add(j, "state", json_object_new_string(state_names[o->state]));
-    if (rooted(o->alg->coll) && o->loop_timed >= 0)
+    if (hyt_coll_has_root(o->alg->coll) && o->loop_timed >= 0)
         json_object_object_add(j, "timing",
                                json_object_new_string(o->loop_timed ? "loop" : "per call"));
     json_object_object_add(j, "k_min", json_object_new_int(o->k_min));

@@ -57,8 +57,10 @@ typedef struct hyt_online_info {
 } hyt_online_info_t;
 /* 0 and *info filled, or -1 if online tuning never took the key. */
 int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info);
-/* Stats dump: append the key's online state (start k, probe sequence,
- * settled k, probing cost, re-probes) to the human report / JSON object. */
+/* Stats dump (the core calls them through the key-extension hooks this
+ * component registers, src/hyt.h): append the key's online state (start k,
+ * probe sequence, settled k, probing cost, re-probes) to the human report /
+ * JSON object. */
 void hyt_online_key_report(const hyt_key_t *key, FILE *out);
 struct json_object;
 void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj);

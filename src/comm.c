@@ -7,7 +7,6 @@
  * into one retired context per (size, nodes, ppn) shape, so a program that
  * creates communicators in a loop keeps bounded memory and loses no count. */
 #include "hyt.h"
-#include "online/online.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -17,6 +16,17 @@ static int keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static hyt_comm_t *list_head;
 static uint64_t next_id;
+static const hyt_key_ext_hooks_t *key_ext; /* the key-extension slot's hooks */
+
+void hyt_key_ext_register(const hyt_key_ext_hooks_t *hooks)
+{
+    key_ext = hooks;
+}
+
+const hyt_key_ext_hooks_t *hyt_key_ext(void)
+{
+    return key_ext;
+}
 
 /* The last (communicator, context) looked up: a loop of collectives on one
  * communicator skips MPI's attribute lookup, the largest part of hytune's
@@ -71,7 +81,8 @@ static void ctx_free_keys(hyt_comm_t *ctx)
             for (int b = 0; row && b < HYT_NBUCKETS; b++)
                 if (row[b]) {
                     hyt_req_rekey(row[b], NULL);
-                    hyt_online_key_free(row[b]);
+                    if (row[b]->ext && key_ext)
+                        key_ext->free(row[b]);
                     free(row[b]);
                     row[b] = NULL;
                 }

@@ -33,7 +33,8 @@
  * interposed in all its forms (blocking, nonblocking I<M>, persistent
  * <M>_init, large-count _c) by one generator line in src/wrappers.c.
  * Adding a tuned collective: its registry rows (algorithms/registry.c); the
- * list entry, its hyt_pmpi_call case and its wrapper line are here already. */
+ * list entry, its PMPI call and size (src/call.h) and its wrapper line are
+ * here already. */
 enum {
     HYT_CP_OP = 1u << 0,         /* takes a reduction op */
     HYT_CP_ROOT = 1u << 1,       /* has a root */
@@ -43,6 +44,9 @@ enum {
                                   * on every rank): selection must not depend on it */
     HYT_CP_NEIGHBOR = 1u << 5,   /* neighborhood collective (topology communicator) */
     HYT_CP_NO_COUNT = 1u << 6,   /* moves no data (Barrier): no large-count form */
+    HYT_CP_PERSONAL = 1u << 7,   /* each rank receives its own part of the data, not a
+                                  * result all receivers share (Scatter, Alltoall,
+                                  * Reduce_scatter ...) */
 };
 
 #define HYT_COLL_LIST(X)                                                                   \
@@ -50,19 +54,22 @@ enum {
     X(BCAST, bcast, Bcast, HYT_CP_ROOT)                                                    \
     X(REDUCE, reduce, Reduce, HYT_CP_OP | HYT_CP_ROOT)                                     \
     X(ALLGATHER, allgather, Allgather, HYT_CP_BLOCK)                                       \
-    X(ALLTOALL, alltoall, Alltoall, HYT_CP_BLOCK)                                          \
+    X(ALLTOALL, alltoall, Alltoall, HYT_CP_BLOCK | HYT_CP_PERSONAL)                        \
     X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, Reduce_scatter_block,                    \
-      HYT_CP_OP | HYT_CP_BLOCK)                                                            \
+      HYT_CP_OP | HYT_CP_BLOCK | HYT_CP_PERSONAL)                                          \
     X(BARRIER, barrier, Barrier, HYT_CP_NO_COUNT)                                          \
     X(GATHER, gather, Gather, HYT_CP_ROOT | HYT_CP_BLOCK)                                  \
     X(GATHERV, gatherv, Gatherv, HYT_CP_ROOT | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE) \
-    X(SCATTER, scatter, Scatter, HYT_CP_ROOT | HYT_CP_BLOCK)                               \
+    X(SCATTER, scatter, Scatter, HYT_CP_ROOT | HYT_CP_BLOCK | HYT_CP_PERSONAL)             \
     X(SCATTERV, scatterv, Scatterv,                                                        \
-      HYT_CP_ROOT | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)                      \
+      HYT_CP_ROOT | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE | HYT_CP_PERSONAL)    \
     X(ALLGATHERV, allgatherv, Allgatherv, HYT_CP_BLOCK | HYT_CP_VECTOR)                    \
-    X(ALLTOALLV, alltoallv, Alltoallv, HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)   \
-    X(ALLTOALLW, alltoallw, Alltoallw, HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)   \
-    X(REDUCE_SCATTER, reduce_scatter, Reduce_scatter, HYT_CP_OP | HYT_CP_BLOCK | HYT_CP_VECTOR) \
+    X(ALLTOALLV, alltoallv, Alltoallv,                                                     \
+      HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE | HYT_CP_PERSONAL)                   \
+    X(ALLTOALLW, alltoallw, Alltoallw,                                                     \
+      HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE | HYT_CP_PERSONAL)                   \
+    X(REDUCE_SCATTER, reduce_scatter, Reduce_scatter,                                      \
+      HYT_CP_OP | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_PERSONAL)                           \
     X(SCAN, scan, Scan, HYT_CP_OP)                                                         \
     X(EXSCAN, exscan, Exscan, HYT_CP_OP)                                                   \
     X(NEIGHBOR_ALLGATHER, neighbor_allgather, Neighbor_allgather,                          \
@@ -70,11 +77,11 @@ enum {
     X(NEIGHBOR_ALLGATHERV, neighbor_allgatherv, Neighbor_allgatherv,                       \
       HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)                  \
     X(NEIGHBOR_ALLTOALL, neighbor_alltoall, Neighbor_alltoall,                             \
-      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_LOCAL_SIZE)                                  \
+      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_LOCAL_SIZE | HYT_CP_PERSONAL)                 \
     X(NEIGHBOR_ALLTOALLV, neighbor_alltoallv, Neighbor_alltoallv,                          \
-      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)                  \
+      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE | HYT_CP_PERSONAL) \
     X(NEIGHBOR_ALLTOALLW, neighbor_alltoallw, Neighbor_alltoallw,                          \
-      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE)
+      HYT_CP_NEIGHBOR | HYT_CP_BLOCK | HYT_CP_VECTOR | HYT_CP_LOCAL_SIZE | HYT_CP_PERSONAL)
 
 typedef enum {
 #define HYT_X(U, l, M, P) HYT_COLL_##U,
@@ -163,8 +170,12 @@ typedef struct hyt_args {
     size_t block;    /* set by dispatch */
 } hyt_args_t;
 
-/* Call the PMPI implementation of the captured collective. */
+/* Call the PMPI implementation of the captured collective (src/call.c). */
 int hyt_pmpi_call(const hyt_args_t *a);
+/* Selection size of a captured call (see hyt_args_t.bytes; src/call.c).  v
+ * and w variants read the communicator's size from a->ctx (looked up if
+ * NULL). */
+size_t hyt_selection_bytes(const hyt_args_t *a);
 
 /* ---- algorithm registry (algorithms/registry.c) ---------------------------
  * An algorithm function returns MPI_SUCCESS, an MPI error code, or
@@ -279,6 +290,16 @@ hyt_fallback_t hyt_alg_check(const hyt_alg_t *alg, const hyt_args_t *a);
 /* The scratch alg needs at radix k for call a (its .scratch, every area at
  * least 64 bytes; algorithms/scratch.c); returns what .scratch returns. */
 int hyt_alg_scratch(const hyt_args_t *a, const hyt_alg_t *alg, int k, size_t need[2]);
+/* Run one algorithm on a captured call (algorithms/run.c; a->ctx set, or it is looked up;
+ * a->bytes and a->block are computed): checks the registry restrictions and
+ * the scratch (hyt_scratch_reserve), runs alg->fn, and falls back to PMPI
+ * when the call cannot be taken; *fb (if not NULL) says why (HYT_FB_NONE if
+ * alg ran).  Used by dispatch, compositions, the tuner's benchmarks and the
+ * tests. */
+int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb);
+/* hyt_run_alg once a->ctx, a->bytes and a->block are set (or a->ctx is
+ * NULL: PMPI): the per-call path's entry. */
+int hyt_alg_run(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb);
 
 /* ---- environment (src/env.c) ---------------------------------------------- */
 typedef enum { HYT_MODE_OFF, HYT_MODE_OFFLINE, HYT_MODE_HYBRID } hyt_mode_t;
@@ -409,7 +430,6 @@ static inline int hyt_bucket(size_t bytes)
     return bytes == 0 ? 0 : 64 - __builtin_clzll((unsigned long long)bytes);
 }
 
-struct hyt_online_key; /* owned by online/ */
 
 /* The statistics JSON (HYTUNE_STATS=PATH writes PATH.json, src/stats.c):
  * its top-level "content" and "format" (docs/statistics.md). */
@@ -431,8 +451,27 @@ typedef struct hyt_key {
     uint64_t fallbacks[HYT_NFB];
     const hyt_alg_t *alg;         /* last algorithm used (after fallback: native) */
     int k;                        /* last k used */
-    struct hyt_online_key *online;/* NULL until online/ takes the key */
+    void *ext;                    /* a layer above the core's state of the key (online/
+                                   * in hybrid mode), NULL until it takes the key; the
+                                   * core reaches it only through hyt_key_ext_hooks_t */
 } hyt_key_t;
+
+/* The key-extension slot: the layer that attaches hyt_key_t.ext registers
+ * these first, and the core frees and reports the extension through them
+ * without knowing its type (src/comm.c keeps them). */
+struct json_object;
+typedef struct hyt_key_ext_hooks {
+    void (*free)(hyt_key_t *key);                /* free key->ext, set it NULL */
+    /* 1 if the extension chose the key's algorithm among candidates or is
+     * measuring them to choose (the statistics' "online choice") */
+    int (*chose)(const hyt_key_t *key);
+    void (*report)(const hyt_key_t *key, FILE *out);             /* text statistics lines */
+    void (*json)(const hyt_key_t *key, struct json_object *obj); /* JSON statistics fields */
+} hyt_key_ext_hooks_t;
+/* Register the hooks (a static table; the last registration counts). */
+void hyt_key_ext_register(const hyt_key_ext_hooks_t *hooks);
+/* The hooks registered, or NULL. */
+const hyt_key_ext_hooks_t *hyt_key_ext(void);
 
 struct hyt_comm {
     MPI_Comm comm;
@@ -522,15 +561,6 @@ int hyt_finalize(void);  /* before PMPI_Finalize: stats dump, free */
  * start-up cost alone was 10 ns a call on this project's AMD machine. */
 extern const hyt_args_t hyt_args_none;
 int hyt_dispatch(hyt_args_t *a);
-/* Run one algorithm on a captured call (a->ctx set, or it is looked up;
- * a->bytes and a->block are computed): checks the registry restrictions and
- * the scratch (hyt_scratch_reserve), runs alg->fn, and falls back to PMPI
- * when the call cannot be taken; *fb (if not NULL) says why (HYT_FB_NONE if
- * alg ran).  Used by dispatch, the tuner's benchmarks and the tests. */
-int hyt_run_alg(hyt_args_t *a, const hyt_alg_t *alg, int k, hyt_fallback_t *fb);
-/* Selection size of a captured call (see hyt_args_t.bytes).  v and w
- * variants read the communicator's size from a->ctx (looked up if NULL). */
-size_t hyt_selection_bytes(const hyt_args_t *a);
 
 /* The counted pass-through of every form but blocking int-count (the
  * generated wrappers of src/wrappers.c): begin counts the call, end times it

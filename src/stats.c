@@ -8,7 +8,6 @@
  * (temporary file + rename). */
 #include "hyt.h"
 #include "src/nbsel.h"
-#include "online/online.h"
 #include "src/file.h"
 
 #include <errno.h>
@@ -89,9 +88,8 @@ static const char *passed_reason(const hyt_comm_t *ctx, const hyt_key_t *key)
         return "no hytune algorithm";
     if (ctx->forced[key->coll])
         return "forced native";
-    hyt_online_info_t info; /* hybrid mode measured it while choosing, or chose it */
-    if (key->online && hyt_online_key_info(key, &info) == 0 &&
-        (info.choices > 0 || info.choosing_calls > 0))
+    /* hybrid mode measured it while choosing, or chose it */
+    if (key->ext && hyt_key_ext() && hyt_key_ext()->chose(key))
         return "online choice";
     if (ctx->rules[key->coll])
         return "table rule native";
@@ -107,7 +105,7 @@ static const char *choice_source(const hyt_comm_t *ctx, const hyt_key_t *key)
         return "mpi";
     if (ctx->forced[key->coll])
         return "forced";
-    if (key->online)
+    if (key->ext)
         return "online";
     return ctx->rules[key->coll] ? "table" : "mpi";
 }
@@ -260,7 +258,8 @@ static void report_key(const hyt_comm_t *ctx, const hyt_key_t *key, void *arg)
         if (key->fallbacks[f])
             fprintf(out, "   %-28s   fallback to PMPI: %llu calls (%s)\n", "",
                     (unsigned long long)key->fallbacks[f], hyt_fallback_name(f));
-    hyt_online_key_report(key, out);
+    if (key->ext && hyt_key_ext())
+        hyt_key_ext()->report(key, out);
 }
 
 static void report_ctx(hyt_comm_t *ctx, void *arg)
@@ -309,7 +308,8 @@ static void json_key(const hyt_comm_t *ctx, const hyt_key_t *key, void *arg)
             json_object_object_add(fb, hyt_fallback_name(f),
                                    json_object_new_int64((int64_t)key->fallbacks[f]));
     json_object_object_add(o, "fallbacks", fb);
-    hyt_online_key_json(key, o);
+    if (key->ext && hyt_key_ext())
+        hyt_key_ext()->json(key, o);
     json_object_array_add(keys, o);
 }
 

@@ -16,7 +16,7 @@
  *
  * Every one starts with the same test: off mode (or before init / after
  * finalize) is a straight pass-through.  Adding a collective: its line in
- * HYT_COLL_LIST (src/hyt.h), its case in hyt_pmpi_call (src/runtime.c),
+ * HYT_COLL_LIST (src/hyt.h), its PMPI call and size in src/call.h,
  * its three macros and HYT_ENTRIES line here, and its Fortran entry points
  * for SimGrid in smpi_fortran.c. */
 #include "hyt.h"

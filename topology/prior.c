@@ -48,20 +48,39 @@ static int leftover(int k, int p)
     return p - (int)full;
 }
 
-/* A k-ary tree (k-nomial Bcast/Reduce; Allreduce as reduce + bcast;
- * Allgather as gather + bcast): ceil(log_k p) rounds, each one latency plus
- * k-1 messages injected back to back. */
+/* The collective's data pattern, from the collective list (HYT_CP_*):
+ *   reduces:  every byte received is reduced (GAMMA per byte);
+ *   twice:    no root, data moves: a tree runs twice (Allreduce as reduce
+ *             then bcast, Allgather as gather then bcast);
+ *   gathered: every rank ends with every rank's block, blocks even
+ *             (Allgather): the bcast of a tree carries all p blocks, an
+ *             exchange's block grows k-fold each round;
+ *   forwards: each rank gets its own blocks, blocks even (Alltoall,
+ *             Reduce_scatter_block): a k-port Bruck exchange forwards ~p/k
+ *             blocks per message. */
+typedef struct {
+    int reduces, twice, gathered, forwards;
+} pattern_t;
+
+static pattern_t pattern(hyt_coll_t c)
+{
+    unsigned f = hyt_coll_props(c);
+    int even_blocks = (f & HYT_CP_BLOCK) && !(f & (HYT_CP_ROOT | HYT_CP_VECTOR));
+    return (pattern_t){
+        .reduces = (f & HYT_CP_OP) != 0,
+        .twice = !(f & (HYT_CP_ROOT | HYT_CP_NO_COUNT)),
+        .gathered = even_blocks && !(f & HYT_CP_PERSONAL),
+        .forwards = even_blocks && (f & HYT_CP_PERSONAL),
+    };
+}
+
+/* A k-ary tree (k-nomial): ceil(log_k p) rounds, each one latency plus k-1
+ * messages injected back to back. */
 static double model_tree(int k, int p, double n, hyt_coll_t c)
 {
-    double r = rounds(k, p), msg = n, red = 0, twice = 1;
-    if (c == HYT_COLL_REDUCE || c == HYT_COLL_ALLREDUCE)
-        red = n * GAMMA;
-    if (c == HYT_COLL_ALLREDUCE)
-        twice = 2;
-    if (c == HYT_COLL_ALLGATHER) { /* the bcast carries all p blocks */
-        msg = n * p;
-        twice = 2;
-    }
+    pattern_t pt = pattern(c);
+    double r = rounds(k, p), msg = pt.gathered ? n * p : n, twice = pt.twice ? 2 : 1;
+    double red = pt.reduces ? msg * GAMMA : 0;
     return r * (twice * ALPHA + (k - 1) * (twice * (OVERHEAD + msg * BETA) + red));
 }
 
@@ -70,20 +89,18 @@ static double model_tree(int k, int p, double n, hyt_coll_t c)
  * partial, counted whole here). */
 static double model_exchange(int k, int p, double n, hyt_coll_t c)
 {
+    pattern_t pt = pattern(c);
     double t = 0, block = n;
     int r = rounds(k, p);
     for (int j = 0; j < r; j++) {
-        double msg = n, red = 0;
-        if (c == HYT_COLL_ALLREDUCE || c == HYT_COLL_REDUCE)
-            red = n * GAMMA;
-        if (c == HYT_COLL_ALLGATHER) { /* the gathered block grows */
+        double msg = n;
+        if (pt.gathered) { /* the gathered block grows */
             msg = block;
             block *= k;
         }
-        if (c == HYT_COLL_ALLTOALL || c == HYT_COLL_REDUCE_SCATTER_BLOCK)
+        if (pt.forwards)
             msg = n * ((p + k - 1) / k); /* Bruck: ~p/k blocks per message */
-        if (c == HYT_COLL_REDUCE_SCATTER_BLOCK)
-            red = msg * GAMMA;
+        double red = pt.reduces ? msg * GAMMA : 0;
         t += ALPHA + (k - 1) * (OVERHEAD + msg * BETA + red);
     }
     return t;

@@ -1,13 +1,15 @@
 /* Real-MPI end-to-end test of hybrid mode (MPICH, n = 2 and a short n = 4):
- * loops of MPI_Allreduce, MPI_Bcast, MPI_Allgather and MPI_Reduce through
- * hytune with a table selecting radix algorithms (HYTUNE_TABLE), every
+ * loops of MPI_Allreduce, MPI_Bcast, MPI_Allgather, MPI_Reduce, MPI_Gather
+ * and MPI_Scatter through hytune with a table selecting radix algorithms
+ * (HYTUNE_TABLE; a collective the table has rules for must be tuned), every
  * result compared with PMPI's on the same input (integer sums:
  * bit-identical).  Real timings are noisy and differ between ranks; the
  * test checks that the online records (settled k, call of the settle,
  * probing calls) are the same on every rank and that every tuned key
  * settled.  The per-rank stats files are compared by test_online_statscmp.
- *   test_online_mpi [calls] [threads]
+ *   test_online_mpi [calls] [threads | rooted]
  * threads: MPI_THREAD_MULTIPLE, which must turn hybrid into offline mode.
+ * rooted: also the Gather and Scatter loops (the last two cases).
  * Built also as test_online_mpi-plain (no hytune): results only. */
 #ifndef HYT_TEST_PLAIN
 #include "online/online.h"
@@ -47,10 +49,19 @@ static int one_call(int c, int n, int call, int *in, int *a, int *b)
         MPI_Allgather(in, n, MPI_INT, a, n, MPI_INT, MPI_COMM_WORLD);
         PMPI_Allgather(in, n, MPI_INT, b, n, MPI_INT, MPI_COMM_WORLD);
         return memcmp(a, b, (size_t)n * (size_t)p * sizeof *a) != 0;
-    default:
+    case 3:
         MPI_Reduce(in, a, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
         PMPI_Reduce(in, b, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
         return rank == root && memcmp(a, b, (size_t)n * sizeof *a) != 0;
+    case 4:
+        MPI_Gather(in, n, MPI_INT, a, n, MPI_INT, root, MPI_COMM_WORLD);
+        PMPI_Gather(in, n, MPI_INT, b, n, MPI_INT, root, MPI_COMM_WORLD);
+        return rank == root && memcmp(a, b, (size_t)n * (size_t)p * sizeof *a) != 0;
+    default:
+        fill(in, n * p, call, c); /* the root scatters p blocks */
+        MPI_Scatter(in, n, MPI_INT, a, n, MPI_INT, root, MPI_COMM_WORLD);
+        PMPI_Scatter(in, n, MPI_INT, b, n, MPI_INT, root, MPI_COMM_WORLD);
+        return memcmp(a, b, (size_t)n * sizeof *a) != 0;
     }
 }
 
@@ -60,13 +71,14 @@ static const struct {
     int count;
 } cases[] = {
     {"allreduce 8 B", 0, 2}, {"allreduce 4 KiB", 0, 1024}, {"bcast 64 B", 1, 16},
-    {"allgather 8 B", 2, 2}, {"reduce 64 B", 3, 16},
+    {"allgather 8 B", 2, 2}, {"reduce 64 B", 3, 16}, {"gather 64 B", 4, 16},
+    {"scatter 64 B", 5, 16},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
 #ifndef HYT_TEST_PLAIN
 static const hyt_coll_t colls[] = {HYT_COLL_ALLREDUCE, HYT_COLL_BCAST, HYT_COLL_ALLGATHER,
-                                   HYT_COLL_REDUCE};
+                                   HYT_COLL_REDUCE,    HYT_COLL_GATHER, HYT_COLL_SCATTER};
 
 /* The key's online record must be the same on every rank. */
 static void check_agreement(int c)
@@ -87,7 +99,7 @@ static void check_agreement(int c)
           mn[3], mx[3]);
     if (hyt_cfg.mode != HYT_MODE_HYBRID)
         CHECK(!tuned, "%s: tuned online in mode %d", cases[c].name, (int)hyt_cfg.mode);
-    if (hyt_cfg.mode == HYT_MODE_HYBRID && hyt_table) {
+    if (hyt_cfg.mode == HYT_MODE_HYBRID && hyt_table && ctx->rules[colls[cases[c].coll]]) {
         CHECK(tuned, "%s: not tuned online (algorithm %s)", cases[c].name,
               key && key->alg ? key->alg->name : "-");
         CHECK(info.settled_k > 0, "%s: not settled", cases[c].name);
@@ -117,11 +129,12 @@ int main(int argc, char **argv)
     int *in = malloc(most * sizeof *in), *a = malloc(most * sizeof *a), *b = malloc(most * sizeof *b);
     if (!in || !a || !b)
         MPI_Abort(MPI_COMM_WORLD, 2);
+    int ncases = argc > 2 && strcmp(argv[2], "rooted") == 0 ? NCASES : NCASES - 2;
     int wrong[NCASES] = {0};
     for (int i = 0; i < calls; i++)
-        for (int c = 0; c < NCASES; c++)
+        for (int c = 0; c < ncases; c++)
             wrong[c] += one_call(cases[c].coll, cases[c].count, i, in, a, b);
-    for (int c = 0; c < NCASES; c++) {
+    for (int c = 0; c < ncases; c++) {
         CHECK(wrong[c] == 0, "rank %d: %s differed from PMPI on %d of %d calls", rank,
               cases[c].name, wrong[c], calls);
 #ifndef HYT_TEST_PLAIN

@@ -134,6 +134,24 @@ static void model(void)
           "exchange: more bytes cost more");
     CHECK(hyt_topo_model_us(2, 64, 0, HYT_COLL_ALLTOALL, 0) >
               hyt_topo_model_us(8, 64, 0, HYT_COLL_ALLTOALL, 0), "exchange 0 B: k=8 beats 2");
+    /* the collective list's properties shape the model (HYT_CP_*): no root,
+     * a tree runs twice; an op adds the reduction; Allgather's tree carries
+     * every block, its exchange's block grows; Alltoall's Bruck forwards */
+    CHECK(hyt_topo_model_us(4, 64, 4096, HYT_COLL_ALLREDUCE, 1) >
+              hyt_topo_model_us(4, 64, 4096, HYT_COLL_REDUCE, 1),
+          "tree: allreduce (reduce + bcast) costs more than reduce");
+    CHECK(hyt_topo_model_us(4, 64, 4096, HYT_COLL_REDUCE, 1) >
+              hyt_topo_model_us(4, 64, 4096, HYT_COLL_BCAST, 1),
+          "tree: reduce (a reduction per byte) costs more than bcast");
+    CHECK(hyt_topo_model_us(4, 64, 4096, HYT_COLL_ALLGATHER, 1) >
+              2 * hyt_topo_model_us(4, 64, 4096, HYT_COLL_BCAST, 1),
+          "tree: allgather's bcast carries all blocks");
+    CHECK(hyt_topo_model_us(4, 64, 4096, HYT_COLL_REDUCE_SCATTER_BLOCK, 0) >
+              hyt_topo_model_us(4, 64, 4096, HYT_COLL_ALLTOALL, 0),
+          "exchange: reduce_scatter_block reduces what alltoall only forwards");
+    CHECK(hyt_topo_model_us(4, 64, 4096, HYT_COLL_ALLTOALL, 0) >
+              hyt_topo_model_us(4, 64, 4096, HYT_COLL_ALLTOALLV, 0),
+          "exchange: Bruck forwards p/k even blocks; uneven (v) blocks are not forwarded");
     /* the context entry point reads the shape from the communicator */
     hyt_comm_t ctx;
     memset(&ctx, 0, sizeof ctx);
