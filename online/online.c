@@ -427,6 +427,12 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
      * much as the call.  Every rank is here on the same call. */
     if (o->loop_timed < 0)
         o->loop_timed = back_to_back;
+    /* A composition needs the communicator's node and leader communicators
+     * (two MPI_Comm_split, made once): made here, before the timed call, so
+     * that no window measures their cost.  Every rank runs the same
+     * candidate in this window, so every rank makes them together. */
+    if (o->alg->flags & HYT_ALG_COMPOSITION)
+        hyt_comm_node_split(ctx);
     if (hyt_coll_has_root(o->alg->coll) && (o->nsamples == 0 || !o->loop_timed)) {
         double t0 = PMPI_Wtime();
         if (ctx->size > 1)

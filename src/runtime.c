@@ -30,34 +30,6 @@ void hyt_stats_signals_finalize(void);
 extern MPI_Comm hyt_comm_last_comm;
 extern hyt_comm_t *hyt_comm_last_ctx;
 
-/* What a table rule or a forced choice on this communicator can run: a
- * kernel of hytune's (which talks on the private duplicate), a node-aware
- * composition (which also needs the node and leader communicators).  A
- * shortlist's other candidates run only in hybrid mode. */
-enum { USES_KERNELS = 1, USES_COMPOSITION = 2 };
-
-static int alg_use(const hyt_alg_t *alg)
-{
-    if (!alg || (alg->flags & HYT_ALG_NATIVE))
-        return 0;
-    return USES_KERNELS | (alg->flags & HYT_ALG_COMPOSITION ? USES_COMPOSITION : 0);
-}
-
-static int uses(const hyt_comm_t *ctx, int hybrid)
-{
-    int u = 0;
-    for (int c = 0; c < HYT_NCOLL; c++) {
-        u |= alg_use(ctx->forced[c]);
-        for (int i = 0; ctx->rules[c] && i < ctx->rules[c]->nrules; i++) {
-            const hyt_rule_t *r = &ctx->rules[c]->rules[i];
-            u |= alg_use(r->alg);
-            for (int q = 0; hybrid && q < r->nshort; q++)
-                u |= alg_use(r->shortlist[q].alg);
-        }
-    }
-    return u;
-}
-
 int hyt_init(void)
 {
     int rank = 0;
@@ -86,28 +58,18 @@ int hyt_init(void)
         hyt_table = NULL;
         return MPI_SUCCESS;
     }
+    /* MPI_COMM_WORLD's context now; its private duplicate, like every
+     * communicator's, on the first call that runs a kernel on it (every
+     * rank together: algorithms/run.c), and its node and leader
+     * communicators on the first call that runs a composition (hybrid
+     * mode: before the window that measures one, online/online.c).  These
+     * are collective, and SimGrid with MPICH's selection charges each new
+     * communicator the setup of MPICH's node-aware layout (0.24 ms at 64
+     * ranks): made in MPI_Init, an application whose collectives run on
+     * other communicators (NAS MG) or never at the sizes the table
+     * composes would pay them for nothing. */
     hyt_comm_module_init();
-    {
-        /* MPI_COMM_WORLD's private duplicate (the algorithms' messages stay
-         * apart from the application's on it; hybrid mode measures on it)
-         * is made now, inside MPI_Init, when its table rules or forced
-         * choices can run a kernel: MPI_Comm_dup is a collective (SimGrid
-         * 3.32 with MPICH's selection charges 237 us of simulated time for
-         * it at 64 ranks), not something for the application's first,
-         * timed, collective.  So are its node and leader communicators
-         * (two MPI_Comm_split) in hybrid mode when a rule or candidate is a
-         * composition, so that no measured call pays for them; in offline
-         * mode the first call that runs a composition makes them (a table
-         * may name compositions for sizes the application never calls).
-         * Other communicators get theirs on first use. */
-        hyt_comm_t *world = hyt_comm_get(MPI_COMM_WORLD);
-        int hybrid = hyt_cfg.mode == HYT_MODE_HYBRID;
-        int u = world ? uses(world, hybrid) : 0;
-        if (u & USES_KERNELS)
-            hyt_comm_priv(world);
-        if (hybrid && (u & USES_COMPOSITION))
-            hyt_comm_node_split(world);
-    }
+    hyt_comm_get(MPI_COMM_WORLD);
     hyt_stats_signals_init();
     hyt_initialized = 1;
     return MPI_SUCCESS;

@@ -1,17 +1,20 @@
 #!/bin/sh
 # Real applications under SimGrid SMPI with hytune inside: NAS Parallel
-# Benchmarks 3.4 (MPI), HPCG 3.1, CoMD 1.1 and miniFE 2.2 (ref), each built from a source tree
+# Benchmarks 3.4 (MPI), HPCG 3.1, CoMD 1.1, miniFE 2.2 (ref) and LULESH 2.0 (MPI, no
+# OpenMP), each built from a source tree
 # you unpacked (docs/realapps.md says where to get them, the versions and the
 # commands).
 #
-# usage: sh bench/realapps/run.sh -s [APP=]SRC... -o OUTDIR [-a "is cg mg hpcg comd minife"]
+# usage: sh bench/realapps/run.sh -s [APP=]SRC... -o OUTDIR [-a "is cg mg hpcg comd minife lulesh"]
 #            [-c CLASS] [-n RANKS] [-T RANKS] [-p "PLATFORM.xml..."]
 #            [-M "mpich native offline hybrid"]
 #   -s SRC    a source tree, repeatable: nas=SRC (the NAS tree: its top, holding
 #             NPB3.4-MPI/, or NPB3.4-MPI itself; a bare SRC means nas=SRC),
 #             hpcg=SRC (the HPCG tree's top), comd=SRC (the CoMD tree's top),
-#             minife=SRC (the miniFE tree's top, holding ref/)
-#   -a        applications: NAS benchmarks (is cg mg ft lu ep), hpcg, comd, minife
+#             minife=SRC (the miniFE tree's top, holding ref/), lulesh=SRC (the
+#             LULESH 2.0 tree's top, holding lulesh.cc)
+#   -a        applications: NAS benchmarks (is cg mg ft lu ep), hpcg, comd, minife,
+#             lulesh (a cube number of ranks: 64, 216, 512, 1000)
 #             (default "is cg mg")
 #   -c        NAS class (default S)
 #   -n        ranks, one per node (default 64; the platform needs as many hosts)
@@ -32,13 +35,23 @@
 # --rt=0 (its quick path); CoMD a ranks grid i x j x k = RANKS, 4 unit cells
 # per rank in each direction, REALAPPS_COMD_STEPS steps (default 100), energy
 # printed every 10; miniFE a global box of n^3 elements, n = 12 x cube root of
-# RANKS (REALAPPS_MINIFE_N sets n), its solution verified.  Each run gets REALAPPS_RUN_TIMEOUT seconds of wall time
-# (default 3600).
+# RANKS (REALAPPS_MINIFE_N sets n), its solution verified; LULESH -s
+# REALAPPS_LULESH_S (default 8) elements per rank in each direction for
+# REALAPPS_LULESH_ITERS cycles (default 100).  Each run gets
+# REALAPPS_RUN_TIMEOUT seconds of wall time (default 3600).
+# REALAPPS_RESUME=1 keeps what an earlier run of the harness into the same
+# OUTDIR finished: the table (same ranks, platform, collectives and tuning
+# options) and each run of the same mode, command and platform that ended
+# (checked again); the rest runs.
 # Every run uses --cfg=smpi/simulate-computation:no and the MPICH selector
 # (bench/lib.sh smpi_run): the simulated time of a run is its communication
 # time.  Every run must pass the application's own check: NAS prints
 # "Verification = SUCCESSFUL", HPCG "HPCG result is VALID", CoMD "no atoms
-# lost", miniFE "solution matches analytic solution".
+# lost", miniFE "solution matches analytic solution"; LULESH, which prints no
+# verdict, its own symmetry test of rank 0's energy (MaxRelDiff at most 1e-8)
+# after the cycles asked for, and, in hytune's modes, a final origin energy
+# equal to the mpich run's (its only collective that feeds the computation is
+# an MPI_MIN Allreduce, exact in any order).
 # Output in OUTDIR: realapps.csv (one row per run), coll-speedup.csv (rank 0's time
 # in the application's collectives per mode), colls.csv (rank 0's time
 # per MPI entry point from hytune's statistics), tune-PLATFORM.log and
@@ -49,7 +62,7 @@ set -u
 HYT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
-nas_src='' hpcg_src='' comd_src='' minife_src='' out='' apps="is cg mg" class=S np=64 tnp=
+nas_src='' hpcg_src='' comd_src='' minife_src='' lulesh_src='' out='' apps="is cg mg" class=S np=64 tnp=
 modes="mpich native offline hybrid"
 plats="$HYT_TOP/platforms/dragonfly-64.xml $HYT_TOP/platforms/fattree-64.xml"
 while getopts s:o:a:c:n:T:p:M: opt; do
@@ -60,7 +73,8 @@ while getopts s:o:a:c:n:T:p:M: opt; do
         hpcg=*) hpcg_src=${OPTARG#hpcg=} ;;
         comd=*) comd_src=${OPTARG#comd=} ;;
         minife=*) minife_src=${OPTARG#minife=} ;;
-        *=*) die "-s $OPTARG: unknown application \"${OPTARG%%=*}\" (valid: nas, hpcg, comd, minife)" ;;
+        lulesh=*) lulesh_src=${OPTARG#lulesh=} ;;
+        *=*) die "-s $OPTARG: unknown application \"${OPTARG%%=*}\" (valid: nas, hpcg, comd, minife, lulesh)" ;;
         *) nas_src=$OPTARG ;;
         esac
         ;;
@@ -75,14 +89,16 @@ probe_kmax=${REALAPPS_PROBE_K_MAX:-} # empty: the table's tuning.k_max bounds th
 run_timeout=${REALAPPS_RUN_TIMEOUT:-3600}
 hpcg_n=${REALAPPS_HPCG_N:-16}
 comd_steps=${REALAPPS_COMD_STEPS:-100}
+lulesh_s=${REALAPPS_LULESH_S:-8}
+lulesh_iters=${REALAPPS_LULESH_ITERS:-100}
 minife_n=${REALAPPS_MINIFE_N:-$(awk -v n="$np" 'BEGIN { printf "%d", 12 * exp(log(n) / 3) + 0.5 }')}
 [ -n "$out" ] || die "give -o OUTDIR"
 nas_apps='' other_apps=''
 for a in $apps; do
     case $a in
     is | cg | mg | ft | lu | ep) nas_apps="$nas_apps $a" ;;
-    hpcg | comd | minife) other_apps="$other_apps $a" ;;
-    *) die "unknown application \"$a\" (valid: is cg mg ft lu ep hpcg comd minife)" ;;
+    hpcg | comd | minife | lulesh) other_apps="$other_apps $a" ;;
+    *) die "unknown application \"$a\" (valid: is cg mg ft lu ep hpcg comd minife lulesh)" ;;
     esac
 done
 if [ -n "$nas_apps" ]; then
@@ -106,6 +122,13 @@ case " $other_apps " in *" minife "*)
     [ -n "$minife_src" ] || die "minife needs -s minife=SRC (an unpacked miniFE tree)"
     [ -f "$minife_src/ref/src/main.cpp" ] && [ -f "$minife_src/ref/src/make_targets" ] ||
         die "no miniFE tree at \"$minife_src\" (want ref/src/main.cpp): unpack it as docs/realapps.md says" ;;
+esac
+case " $other_apps " in *" lulesh "*)
+    [ -n "$lulesh_src" ] || die "lulesh needs -s lulesh=SRC (an unpacked LULESH 2.0 tree)"
+    [ -f "$lulesh_src/lulesh.cc" ] && [ -f "$lulesh_src/lulesh-comm.cc" ] ||
+        die "no LULESH 2.0 tree at \"$lulesh_src\" (want lulesh.cc): unpack it as docs/realapps.md says"
+    awk -v n="$np" 'BEGIN { c = int(exp(log(n) / 3) + 0.5); exit c * c * c != n }' ||
+        die "lulesh needs a cube number of ranks (64, 216, 512, 1000), not -n $np" ;;
 esac
 B=$(hyt_build_dir)
 [ -x "$B/bin/hytune-smpi" ] || die "no $B/bin/hytune-smpi: build hytune with SimGrid (./configure && make)"
@@ -205,6 +228,18 @@ build_minife() {
         die "building miniFE failed: see $out/build-minife.log"
 }
 
+# LULESH: its five sources with USE_MPI=1 and without OpenMP (its Makefile's
+# serial flags)
+build_lulesh() {
+    ldir=$out/lulesh
+    copy_tree "$lulesh_src" "$ldir"
+    [ -x "$ldir/lulesh2.0" ] && return 0
+    progress "realapps: building LULESH"
+    (cd "$ldir" && make CXX="$B/bin/hytune-smpicxx -DUSE_MPI=1" CXXFLAGS="-O2 -I." LDFLAGS=-O2) \
+        >"$out/build-lulesh.log" 2>&1 && [ -x "$ldir/lulesh2.0" ] ||
+        die "building LULESH failed: see $out/build-lulesh.log"
+}
+
 [ -z "$nas_apps" ] || build_nas
 for a in $other_apps; do "build_$a"; done
 
@@ -229,13 +264,23 @@ app_cmd() {
         set -- $(grid3 "$np")
         echo "$out/comd/bin/CoMD-mpi -i $1 -j $2 -k $3 -x $((4 * $1)) -y $((4 * $2)) -z $((4 * $3)) -N $comd_steps -n 10" ;;
     minife) echo "$out/minife/ref/src/miniFE.x -nx $minife_n -ny $minife_n -nz $minife_n -verify_solution 1" ;;
+    lulesh) echo "$out/lulesh/lulesh2.0 -s $lulesh_s -i $lulesh_iters" ;;
     *) echo "$out/NPB3.4-MPI/bin/$1.$class.x" ;;
     esac
 }
 
-# verified APP RUNDIR: the application's own check passed in RUNDIR
+# lulesh_energy LOG: the final origin energy LULESH printed
+lulesh_energy() { sed -n 's/^ *Final Origin Energy *= *//p' "$1"; }
+
+# verified APP RUNDIR [REFDIR]: the application's own check passed in RUNDIR
+# (LULESH: and its energy equals REFDIR's, when REFDIR has a log)
 verified() {
     case $1 in
+    lulesh)
+        e=$(lulesh_energy "$2/log")
+        [ -n "$e" ] && grep -Eq "^ *Iteration count *= *$lulesh_iters\$" "$2/log" &&
+            awk '/^ *MaxRelDiff *=/ { seen = 1; bad = !($3 + 0 <= 1e-8) } END { exit !seen || bad }' "$2/log" &&
+            { [ -z "${3-}" ] || [ ! -s "$3/log" ] || [ "$e" = "$(lulesh_energy "$3/log")" ]; } ;;
     hpcg) cat "$2"/HPCG-Benchmark_*.txt 2>/dev/null | grep -q '^Final Summary::HPCG result is VALID' ;;
     comd) grep -Eq '^ *Final atom count : [0-9]+, no atoms lost' "$2/log" ;;
     minife) grep -q '^solution matches analytic solution' "$2/log" ;;
@@ -252,6 +297,7 @@ colls_of() {
     ft) echo alltoall,reduce,bcast ;;
     hpcg | comd) echo allreduce,bcast ;;
     minife) echo allreduce,allgather,bcast,reduce ;;
+    lulesh) echo allreduce,reduce ;;
     *) echo allreduce ;;
     esac
 }
@@ -276,25 +322,34 @@ for plat in $plats; do
     table=$out/table-$pname.json
     case " $modes " in *" offline "* | *" hybrid "*)
         # the job script's first step: tune on the same ranks and platform
-        progress "realapps: $pname: hytune tune --coll $tcolls on $tnp ranks"
-        hostfile "$tnp" 1 | write_atomic "$out/hostfile-$tnp"
-        t0=$(date +%s)
-        smpi_run "$tnp" "$plat" "$out/hostfile-$tnp" "$B/bin/hytune-smpi" tune --coll "$tcolls" --shapes job --k-max "$kmax" \
-            --batch 8 --max-bytes "${REALAPPS_TUNE_MAX_BYTES:-4K}" --timeout "${REALAPPS_TUNE_BUDGET:-1}" \
-            -o "$table" >"$out/tune-$pname.log" 2>&1 && [ -s "$table" ] ||
-            die "hytune tune failed on $pname: see $out/tune-$pname.log"
-        tsim=$(awk '/^tune: done:/ { for (i = 1; i < NF; i++) if ($i == "elapsed") v = $(i + 1) } END { print v }' \
-            "$out/tune-$pname.log")
-        echo "$pname,$tnp,$(echo "$tcolls" | tr , +),$tsim,$(($(date +%s) - t0))" >>"$tcsv"
+        trow=$out/tune-$pname.row
+        tune_run="$tnp $plat $tcolls $kmax ${REALAPPS_TUNE_MAX_BYTES:-4K} ${REALAPPS_TUNE_BUDGET:-1}"
+        if [ "${REALAPPS_RESUME:-0}" = 1 ] && [ -s "$table" ] && [ -s "$trow" ] && [ "$(sed -n 1p "$trow")" = "$tune_run" ]; then
+            progress "realapps: $pname: the table of an earlier run kept"
+            sed -n 2p "$trow" >>"$tcsv"
+        else
+            progress "realapps: $pname: hytune tune --coll $tcolls on $tnp ranks"
+            hostfile "$tnp" 1 | write_atomic "$out/hostfile-$tnp"
+            t0=$(date +%s)
+            smpi_run "$tnp" "$plat" "$out/hostfile-$tnp" "$B/bin/hytune-smpi" tune --coll "$tcolls" --shapes job --k-max "$kmax" \
+                --batch 8 --max-bytes "${REALAPPS_TUNE_MAX_BYTES:-4K}" --timeout "${REALAPPS_TUNE_BUDGET:-1}" \
+                -o "$table" >"$out/tune-$pname.log" 2>&1 && [ -s "$table" ] ||
+                die "hytune tune failed on $pname: see $out/tune-$pname.log"
+            tsim=$(awk '/^tune: done:/ { for (i = 1; i < NF; i++) if ($i == "elapsed") v = $(i + 1) } END { print v }' \
+                "$out/tune-$pname.log")
+            row="$pname,$tnp,$(echo "$tcolls" | tr , +),$tsim,$(($(date +%s) - t0))"
+            echo "$row" >>"$tcsv"
+            printf '%s\n%s\n' "$tune_run" "$row" >"$trow" || die "cannot write $trow"
+        fi
         ;;
     esac
     for a in $apps; do
         case $a in
-        hpcg) input="n$hpcg_n" ;; comd) input="steps$comd_steps" ;; minife) input="n$minife_n" ;; *) input=$class ;;
+        hpcg) input="n$hpcg_n" ;; comd) input="steps$comd_steps" ;; minife) input="n$minife_n" ;;
+        lulesh) input="s${lulesh_s}i$lulesh_iters" ;; *) input=$class ;;
         esac
         for mode in $modes; do
             rdir=$out/run-$pname-$a-$mode
-            rm -rf "$rdir" && mkdir -p "$rdir" || die "cannot create $rdir"
             stats=$rdir/stats
             case $mode in
             mpich) set -- HYTUNE_MODE=off ;;
@@ -304,17 +359,27 @@ for plat in $plats; do
                 [ -z "$probe_kmax" ] || set -- "$@" "HYTUNE_PROBE_K_MAX=$probe_kmax" ;;
             *) die "unknown mode \"$mode\" (valid: mpich native offline hybrid)" ;;
             esac
-            progress "realapps: $pname $np ranks: $a $input ($mode)"
             log=$rdir/log
-            t0=$(date +%s)
-            # shellcheck disable=SC2046 # the command's words are split on purpose
-            (cd "$rdir" && env "$@" timeout "$run_timeout" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' \
-                "$HYT_TOP" - "$np" "$plat" "$hf" $(app_cmd "$a")) >"$log" 2>&1
-            rc=$?
-            [ "$rc" -eq 124 ] && die "$a $input ($mode) on $pname did not finish in $run_timeout s of wall time (REALAPPS_RUN_TIMEOUT): see $log"
-            [ "$rc" -eq 0 ] || die "$a $input ($mode) on $pname failed: see $log"
-            wall=$(($(date +%s) - t0))
-            verified "$a" "$rdir" || die "$a $input ($mode) on $pname did not pass its own check: see $rdir"
+            # the run, as words: with REALAPPS_RESUME=1 a run directory holding
+            # the same run, finished (its wall time written) is kept
+            run="$* $np $plat $(app_cmd "$a")"
+            if [ "${REALAPPS_RESUME:-0}" = 1 ] && [ -s "$rdir/wall" ] && [ "$(cat "$rdir/run" 2>/dev/null)" = "$run" ]; then
+                progress "realapps: $pname $np ranks: $a $input ($mode): kept from an earlier run"
+                wall=$(cat "$rdir/wall")
+            else
+                rm -rf "$rdir" && mkdir -p "$rdir" || die "cannot create $rdir"
+                progress "realapps: $pname $np ranks: $a $input ($mode)"
+                t0=$(date +%s)
+                # shellcheck disable=SC2046 # the command's words are split on purpose
+                (cd "$rdir" && env "$@" timeout "$run_timeout" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' \
+                    "$HYT_TOP" - "$np" "$plat" "$hf" $(app_cmd "$a")) >"$log" 2>&1
+                rc=$?
+                [ "$rc" -eq 124 ] && die "$a $input ($mode) on $pname did not finish in $run_timeout s of wall time (REALAPPS_RUN_TIMEOUT): see $log"
+                [ "$rc" -eq 0 ] || die "$a $input ($mode) on $pname failed: see $log"
+                wall=$(($(date +%s) - t0))
+                echo "$run" >"$rdir/run" && echo "$wall" >"$rdir/wall" || die "cannot write in $rdir"
+            fi
+            verified "$a" "$rdir" "$out/run-$pname-$a-mpich" || die "$a $input ($mode) on $pname did not pass its own check: see $rdir"
             sim=$(sed -n 's/.*Simulated time: \([0-9.e+-]*\) seconds.*/\1/p' "$log")
             [ -n "$sim" ] || die "no simulated time in $log"
             echo "$pname,$np,$a,$input,$mode,$sim,yes,$wall" >>"$csv"

@@ -1,0 +1,48 @@
+#!/bin/sh
+# The real-application table and plot from runs of bench/realapps/run.sh.
+#
+# usage: sh bench/realapps/summary.sh [-o PLOT.png] [-t TITLE] OUTDIR...
+#   OUTDIR   output folders of bench/realapps/run.sh (their speedup.csv)
+#   -o       also draw the speedups as a PNG (gnuplot, bench/plot/apps.gp)
+# Prints one Markdown row per application, platform and rank count: the
+# speedup of the whole run's communication time (simulated, computation off)
+# over MPICH's selection, offline and hybrid, the tuning time (simulated s)
+# and the break-even (runs of this length that repay the tuning), then the
+# geometric means over the rows.
+set -u
+HYT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$HYT_TOP/bench/lib.sh"
+
+png='' title='real applications: speedup of the communication time over the MPICH selection'
+while getopts o:t: opt; do
+    case $opt in
+    o) png=$OPTARG ;; t) title=$OPTARG ;;
+    *) die "usage: see the comment at the top of bench/realapps/summary.sh" ;;
+    esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || die "give the output folders of bench/realapps/run.sh"
+rows=$(mktemp) || die "cannot create a temporary file"
+trap 'rm -f "$rows"' EXIT
+for d in "$@"; do
+    [ -s "$d/speedup.csv" ] || die "no $d/speedup.csv: give output folders of bench/realapps/run.sh"
+    # platform,ranks,app,input,mpich_s,offline_s,hybrid_s,speedup_offline,speedup_hybrid,tune_s,breakeven
+    awk -F, 'NR > 1 && $8 != ""' "$d/speedup.csv" >>"$rows"
+done
+[ -s "$rows" ] || die "no run with both mpich and offline in $*"
+echo "| application | input | platform | ranks | offline | hybrid | tuning (s) | break-even (runs) |"
+echo "|---|---|---|---:|---:|---:|---:|---:|"
+awk -F, '{ printf "| %s | %s | %s | %s | %.2f | %s | %s | %s |\n", $3, $4, $1, $2, $8,
+    ($9 == "" ? "-" : sprintf("%.2f", $9)), ($10 == "" ? "-" : sprintf("%.3f", $10)), $11 }' "$rows"
+go=$(cut -d, -f8 "$rows" | geomean)
+gh=$(awk -F, '$9 != "" { print $9 }' "$rows" | geomean)
+echo "geometric mean: offline $go, hybrid $gh"
+if [ -n "$png" ]; then
+    command -v gnuplot >/dev/null 2>&1 || die "no gnuplot: install it to draw $png"
+    dat=$(mktemp) || die "cannot create a temporary file"
+    awk -F, '{ p = $1; sub(/^dragonfly-/, "df", p); sub(/^fattree-/, "ft", p)
+        printf "%s-%s-%s %s %s\n", $3, p, $2, $8, ($9 == "" ? 0 : $9) }' "$rows" >"$dat"
+    gnuplot -e "datafile='$dat'; outfile='$png'; plottitle='$title'; set xtics rotate by -30" "$HYT_TOP/bench/plot/apps.gp" ||
+        { rm -f "$dat"; die "gnuplot failed drawing $png"; }
+    rm -f "$dat"
+fi
