@@ -9,6 +9,7 @@
 #   plat_nodes PLATFORM               number of hosts a platform file declares
 #   progress MSG...                   timestamped progress line on stderr
 #   die MSG...                        message on stderr, exit 1
+#   choose_result OUT NP NAME RC      time per call of a test_online_choose run, if exact and agreed
 #   write_atomic FILE                 copy stdin to FILE through a temporary file + rename
 #   geomean                           geometric mean of the numbers on stdin (one per line)
 #   hyt_build_dir                     the build directory: $HYT_BUILD or build/ (absolute)
@@ -77,6 +78,19 @@ smpi_run() {
     shift 3
     # shellcheck disable=SC2086,SC2046 # option lists are word-split on purpose
     $SMPIRUN -np "$_np" -platform "$_plat" -hostfile "$_hf" $SMPI_OPTS $(plat_opts "$_plat") ${SMPI_EXTRA:-} "$@"
+}
+
+# choose_result OUT NP NAME RC: the time per call of a test_online_choose run
+# whose output is OUT and exit status RC; fails, saying why, unless its
+# summary line shows every call exact and the ranks agreeing (SimGrid ends a
+# deadlocked run with exit status 0, before the summary)
+choose_result() {
+    if [ "$4" != 0 ] || ! grep -q "^test_online_choose p=$2 .*: 0 wrong, .* ranks agree$" "$1"; then
+        echo "$3: exit status $4, no summary line with 0 wrong and agreeing ranks (a deadlock ends the simulation early):" >&2
+        tail -n 5 "$1" >&2
+        return 1
+    fi
+    sed -n 's/^test_online_choose .* \([0-9.]*\) us\/call.*/\1/p' "$1"
 }
 
 write_atomic() {

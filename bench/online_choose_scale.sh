@@ -80,13 +80,7 @@ run() {
      [ -z "$_env" ] || export $_env
      nice -n 5 sh -c '. bench/lib.sh; smpi_run "$@"' sh "$np" "platforms/$plat.xml" "$hf" \
          "$B/test/smpi/test_online_choose" "$1" "$2" "$calls" $_arr) >"$out/runs/$_name.out" 2>&1
-    _rc=$?
-    if [ $_rc != 0 ] || ! grep -q "^test_online_choose p=$np .*: 0 wrong, .* ranks agree$" "$out/runs/$_name.out"; then
-        echo "$_name: exit status $_rc, no summary line with 0 wrong and agreeing ranks:" >&2
-        tail -n 5 "$out/runs/$_name.out" >&2
-        return 1
-    fi
-    sed -n 's/^test_online_choose .* \([0-9.]*\) us\/call.*/\1/p' "$out/runs/$_name.out"
+    choose_result "$out/runs/$_name.out" "$np" "$_name" $?
 }
 
 # the table's k_max ("tuning": {"k_max": K}), else HYTUNE_PROBE_K_MAX, else 16
