@@ -29,7 +29,8 @@
  * To bound run time not every combination runs (budget_for): all datatypes
  * x ops x roots x in-place run at count p+1 for the smallest k (two of them
  * and k = p when p <= 12); every count runs with MPI_INT/MPI_SUM for every k;
- * other k get a seeded random sample of the full space.
+ * other k get a seeded random sample of the full space.  Above p = 33 the
+ * rows of the later collectives run no full product (later_row).
  * `quick` (real MPICH) keeps one full k; `tiny` runs a handful of calls.
  * Prints one summary line: cases, failures, fallbacks. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
@@ -767,17 +768,29 @@ typedef struct {
     int sample;      /* random cases for every other k */
     int big_all;     /* count BIGCOUNT for every k (else first and last k) */
     int all_roots;   /* full product over roots {0, p-1, p/2} (else p-1) */
+    int big_last;    /* count BIGCOUNT for the last k too (the first always) */
 } budget_t;
 
-static budget_t budget_for(int p, int level)
+/* Rows of the collectives after the first six of HYT_COLL_LIST (Barrier,
+ * Gather(v), Scatter(v), Allgatherv, Alltoallv, Reduce_scatter, Scan,
+ * Exscan) above p = 33: every count at every k, BIGCOUNT at the first k,
+ * one random case per k; their full product runs at every p up to 33. */
+static int later_row(const hyt_alg_t *a)
+{
+    return a->coll > HYT_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+static budget_t budget_for(int p, int level, const hyt_alg_t *a)
 {
     if (level == 2) /* quick (real MPICH) */
-        return (budget_t){1, 0, 3, 1, 1};
+        return (budget_t){1, 0, 3, 1, 1, 1};
     if (p <= 12)
-        return (budget_t){2, 1, 6, 1, 1};
+        return (budget_t){2, 1, 6, 1, 1, 1};
     if (p <= 33)
-        return (budget_t){1, 1, 3, 0, 1};
-    return (budget_t){1, 0, 2, 0, 0};
+        return (budget_t){1, 1, 3, 0, 1, 1};
+    if (later_row(a))
+        return (budget_t){0, 0, 1, 0, 0, 0};
+    return (budget_t){1, 0, 2, 0, 0, 1};
 }
 
 /* Wildcard mode: every k at a few counts (and one in-place call), inside
@@ -804,7 +817,7 @@ static void run_wild_row(mstate_t *m, const hyt_alg_t *a)
 static void run_alg(mstate_t *m, const hyt_alg_t *a, int level, uint32_t *seed)
 {
     int ks[16], nk = k_list(a, m->p, ks);
-    budget_t b = budget_for(m->p, level);
+    budget_t b = budget_for(m->p, level, a);
     for (int i = 0; i < nk; i++) {
         int k = ks[i];
         int full = i < b.full_first || (b.full_p && k == m->p);
@@ -816,7 +829,7 @@ static void run_alg(mstate_t *m, const hyt_alg_t *a, int level, uint32_t *seed)
             run_sample(m, a, k, 2, seed);
             continue;
         }
-        run_counts(m, a, k, 0, b.big_all || i == 0 || i == nk - 1);
+        run_counts(m, a, k, 0, b.big_all || i == 0 || (b.big_last && i == nk - 1));
         if (full)
             run_full(m, a, k, m->p + 1, b.all_roots);
         else
