@@ -63,45 +63,27 @@ static int fallback_old = -1, t_inited;
 
 int hyt_mpich_init(void)
 {
-    int n;
     memset(cv, 0, sizeof cv);
     memset(&fallback, 0, sizeof fallback);
     if (hyt_mpit_begin() != 0)
         return -1;
     t_inited = 1;
-    if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
-        return -1;
     int any = 0;
-    for (int i = 0; i < n; i++) {
-        char name[256];
-        int nl = sizeof name, verb, bind, scope;
-        MPI_Datatype dt;
-        MPI_T_enum en;
-        if (MPI_T_cvar_get_info(i, name, &nl, &verb, &dt, &en, NULL, NULL, &bind, &scope) !=
-            MPI_SUCCESS)
+    hyt_cvar_open("MPIR_CVAR_COLLECTIVE_FALLBACK", 1, &fallback);
+    for (int c = 0; c < HYT_NCOLL; c++) {
+        char name[128];
+        hyt_cvar_name(hyt_coll_name((hyt_coll_t)c), "INTRA_ALGORITHM", name, sizeof name);
+        if (hyt_cvar_open(name, 1, &cv[c]) != 0)
             continue;
-        if (!strcmp(name, "MPIR_CVAR_COLLECTIVE_FALLBACK")) {
-            hyt_cvar_open_index(i, 1, &fallback);
-            continue;
-        }
-        for (int c = 0; c < HYT_NCOLL; c++) {
-            char want[128], up[64];
-            const char *cn = hyt_coll_name((hyt_coll_t)c);
-            size_t k = 0;
-            for (; cn[k] && k + 1 < sizeof up; k++)
-                up[k] = (char)toupper((unsigned char)cn[k]);
-            up[k] = 0;
-            snprintf(want, sizeof want, "MPIR_CVAR_%s_INTRA_ALGORITHM", up);
-            if (!strcmp(name, want) && hyt_cvar_open_index(i, 1, &cv[c]) == 0 && cv[c].auto_value >= 0)
-                any = 1;
-            else if (!strcmp(name, want))
-                hyt_cvar_close(&cv[c]);
-        }
+        if (cv[c].auto_value >= 0)
+            any = 1;
+        else
+            hyt_cvar_close(&cv[c]);
     }
     /* a user-set algorithm that cannot run must be an error, not a silent substitute */
     int err = fallback.ok ? hyt_cvar_value(&fallback, "error") : -1;
-    if (err >= 0 && MPI_T_cvar_read(fallback.h, &fallback_old) == MPI_SUCCESS)
-        MPI_T_cvar_write(fallback.h, &err);
+    if (err >= 0 && hyt_cvar_read(&fallback, &fallback_old) == 0)
+        hyt_cvar_write(&fallback, err);
     return any ? 0 : -1;
 }
 
@@ -116,7 +98,7 @@ void hyt_mpich_finalize(void)
         }
     if (fallback.ok) {
         if (fallback_old >= 0)
-            MPI_T_cvar_write(fallback.h, &fallback_old);
+            hyt_cvar_write(&fallback, fallback_old);
         hyt_cvar_close(&fallback);
     }
     hyt_mpit_end();
@@ -142,13 +124,13 @@ int hyt_mpich_select(hyt_coll_t c, int value)
     if ((int)c < 0 || c >= HYT_NCOLL || !cv[c].ok)
         return -1;
     int v = value < 0 ? cv[c].auto_value : value;
-    return MPI_T_cvar_write(cv[c].h, &v) == MPI_SUCCESS ? 0 : -1;
+    return hyt_cvar_write(&cv[c], v);
 }
 
 int hyt_mpich_current(hyt_coll_t c)
 {
     int v;
-    if ((int)c < 0 || c >= HYT_NCOLL || !cv[c].ok || MPI_T_cvar_read(cv[c].h, &v) != MPI_SUCCESS)
+    if ((int)c < 0 || c >= HYT_NCOLL || hyt_cvar_read(&cv[c], &v) != 0)
         return -1;
     return v;
 }

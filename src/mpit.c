@@ -1,6 +1,7 @@
 /* MPICH's control variables through MPI_T (see src/mpit.h). */
 #include "src/mpit.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,17 @@ static const char *const known[] = {
     "tsp_recexch_single_buffer", "tsp_recexch_multiple_buffer", "tsp_recursive_doubling",
     "tsp_recexch_reduce_scatter_recexch_allgatherv", "tsp_scatterv_recexch_allgatherv",
 };
+
+const char *hyt_cvar_name(const char *coll, const char *suffix, char *buf, size_t len)
+{
+    char up[32];
+    size_t i = 0;
+    for (; coll[i] && i + 1 < sizeof up; i++)
+        up[i] = (char)toupper((unsigned char)coll[i]);
+    up[i] = 0;
+    snprintf(buf, len, "MPIR_CVAR_%s_%s", up, suffix);
+    return buf;
+}
 
 int hyt_mpich_parse_desc(const char *desc, char names[][HYT_MPICH_NAME], int max)
 {

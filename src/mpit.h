@@ -22,6 +22,10 @@
  * no list or a name this build does not know).  Pure: no MPI. */
 int hyt_mpich_parse_desc(const char *desc, char names[][HYT_MPICH_NAME], int max);
 
+/* "MPIR_CVAR_<COLL>_<suffix>" into buf (coll upper-cased: "iallreduce",
+ * "INTRA_ALGORITHM" -> MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM).  Pure. */
+const char *hyt_cvar_name(const char *coll, const char *suffix, char *buf, size_t len);
+
 /* One control variable: an MPI_INT scalar, with the names of its values
  * when it is an algorithm variable (n > 0). */
 typedef struct hyt_cvar {

@@ -4,7 +4,6 @@
 #include "src/agree.h"
 #include "src/mpit.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,13 +79,7 @@ int hyt_nb_kvars(hyt_nb_t n, const char *alg, const char *out[HYT_NB_MAX_KVARS])
 
 const char *hyt_nb_cvar_name(hyt_nb_t n, const char *suffix, char *buf, size_t len)
 {
-    char up[32];
-    size_t i = 0;
-    for (; nbs[n].name[i] && i + 1 < sizeof up; i++)
-        up[i] = (char)toupper((unsigned char)nbs[n].name[i]);
-    up[i] = 0;
-    snprintf(buf, len, "MPIR_CVAR_%s_%s", up, suffix);
-    return buf;
+    return hyt_cvar_name(nbs[n].name, suffix, buf, len);
 }
 
 void hyt_nb_table_free(hyt_nb_table_t *t)
