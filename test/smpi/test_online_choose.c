@@ -20,7 +20,11 @@
  * Rank 0 prints the table rule's shortlist for the size (offline and hybrid
  * mode with a table), the loop's time per call (simulated clock, from a
  * barrier before the first call to one after the last) and, in hybrid mode,
- * the key's choice: winner, settled k, calls spent choosing and probing.
+ * the key's choice: winner, settled k, calls spent choosing and probing,
+ * and the loop split into its first call (to the last rank out of it, the
+ * private communicator's set-up included), the time per call after it (to
+ * the last rank out of the last call) and the end (the closing barrier):
+ * bench/online_choose_scale.sh -s extrapolates short fixed runs with it.
  * Every rank's winner and k are compared (MPI_MIN against MPI_MAX).  The
  * last line is the summary "test_online_choose p=P ...: N wrong, ..."
  * that test/smpi/online_choose.sh requires (SimGrid ends a deadlocked run
@@ -170,10 +174,14 @@ int main(int argc, char **argv)
     PMPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     long wrong = 0;
-    for (int i = 0; i < calls; i++)
+    double t_out[2] = {t0, t0}; /* when this rank left the first and the last call */
+    for (int i = 0; i < calls; i++) {
         wrong += one_call((hyt_coll_t)c, n, i, in, out);
+        t_out[i > 0] = MPI_Wtime();
+    }
     PMPI_Barrier(MPI_COMM_WORLD);
-    double per_call = (MPI_Wtime() - t0) / (calls > 0 ? calls : 1);
+    double t_end = MPI_Wtime(), per_call = (t_end - t0) / (calls > 0 ? calls : 1), t_max[2];
+    PMPI_Allreduce(t_out, t_max, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 
     long wrong_all = 0;
     PMPI_Allreduce(&wrong, &wrong_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -202,6 +210,10 @@ int main(int argc, char **argv)
                    chosen, info.settled_k, info.state, info.candidates, info.choosing_calls,
                    info.probing_calls, info.choices, info.switches, info.reprobes,
                    info.calls_after_hot);
+        if (calls > 1) /* the first call (with the communicator's set-up) apart */
+            printf("loop: first call %.3f us, then %.3f us/call, end %.3f us\n",
+                   (t_max[0] - t0) * 1e6, (t_max[1] - t_max[0]) / (calls - 1) * 1e6,
+                   (t_end - t_max[1]) * 1e6);
         printf("test_online_choose p=%d %s %zu B x %d calls: %ld wrong, %.3f us/call, ranks %s\n",
                p, argv[1], bytes, calls, wrong_all, per_call * 1e6,
                agree ? "agree" : "DISAGREE");
