@@ -21,24 +21,63 @@ int hyt_mpich_pof2_below(int p)
     return q;
 }
 
+/* What MPICH 4.0.2 requires of a call before it runs an algorithm it was
+ * told to run (otherwise it runs its fallback): one table for the tuner's
+ * candidate check (hyt_mpich_alg_ok) and the selection file's guards
+ * (choice() below). */
+typedef enum {
+    NEEDS_NOTHING,
+    NEEDS_NODES,       /* several nodes, several ranks on each (MPIR_*_intra_smp) */
+    NEEDS_POF2_COUNT,  /* count >= the largest power of two <= p, built-in op */
+    NEEDS_IN_PLACE,    /* MPI_IN_PLACE only */
+    NEEDS_COMMUTATIVE, /* a commutative op */
+    NEEDS_POF2_RANKS   /* a power-of-two communicator size */
+} needs_t;
+
+static const struct {
+    int coll; /* -1: every collective */
+    const char *name;
+    needs_t needs;
+} mpich_needs[] = {
+    {-1, "smp", NEEDS_NODES},
+    {HYT_COLL_ALLREDUCE, "reduce_scatter_allgather", NEEDS_POF2_COUNT},
+    {HYT_COLL_REDUCE, "reduce_scatter_gather", NEEDS_POF2_COUNT},
+    {HYT_COLL_ALLTOALL, "pairwise_sendrecv_replace", NEEDS_IN_PLACE},
+    {HYT_COLL_ALLTOALLV, "pairwise_sendrecv_replace", NEEDS_IN_PLACE},
+    {HYT_COLL_REDUCE_SCATTER_BLOCK, "pairwise", NEEDS_COMMUTATIVE},
+    {HYT_COLL_REDUCE_SCATTER_BLOCK, "recursive_halving", NEEDS_COMMUTATIVE},
+    {HYT_COLL_REDUCE_SCATTER_BLOCK, "noncommutative", NEEDS_POF2_RANKS},
+    {HYT_COLL_ALLGATHER, "recursive_doubling", NEEDS_POF2_RANKS},
+};
+
+static needs_t needs_of(hyt_coll_t c, const char *name)
+{
+    for (size_t i = 0; i < sizeof mpich_needs / sizeof mpich_needs[0]; i++)
+        if ((mpich_needs[i].coll < 0 || mpich_needs[i].coll == (int)c) &&
+            !strcmp(name, mpich_needs[i].name))
+            return mpich_needs[i].needs;
+    return NEEDS_NOTHING;
+}
+
 int hyt_mpich_alg_ok(hyt_coll_t c, const char *name, int nodes, int ppn, uint64_t bytes)
 {
     int p = nodes * ppn;
     uint64_t count = hyt_coll_has_op(c) ? bytes / 4 : bytes;
     if (!strcmp(name, "auto"))
         return 0; /* that is "native" */
-    if (!strcmp(name, "smp")) /* needs a communicator spanning nodes with several ranks per node */
+    switch (needs_of(c, name)) {
+    case NEEDS_NODES:
         return nodes > 1 && ppn > 1;
-    if ((c == HYT_COLL_ALLREDUCE && !strcmp(name, "reduce_scatter_allgather")) ||
-        (c == HYT_COLL_REDUCE && !strcmp(name, "reduce_scatter_gather")))
+    case NEEDS_POF2_COUNT: /* the benchmark's op is built in */
         return count >= (uint64_t)hyt_mpich_pof2_below(p);
-    if ((c == HYT_COLL_ALLTOALL || c == HYT_COLL_ALLTOALLV) &&
-        !strcmp(name, "pairwise_sendrecv_replace"))
-        return 0; /* in place only; the benchmark is not */
-    if (c == HYT_COLL_REDUCE_SCATTER_BLOCK && !strcmp(name, "noncommutative"))
+    case NEEDS_IN_PLACE:
+        return 0; /* the benchmark is not in place */
+    case NEEDS_POF2_RANKS:
         return is_pof2(p);
-    if (c == HYT_COLL_ALLGATHER && !strcmp(name, "recursive_doubling"))
-        return is_pof2(p);
+    case NEEDS_COMMUTATIVE: /* the benchmark's op is */
+    case NEEDS_NOTHING:
+        break;
+    }
     return 1;
 }
 
@@ -201,7 +240,18 @@ static void choice(sbuf_t *b, hyt_coll_t c, const char *name)
 {
     char cont[128];
     hyt_mpich_container(c, name, cont, sizeof cont);
-    if (!strcmp(name, "smp")) {
+    needs_t needs = needs_of(c, name);
+    if (c == HYT_COLL_ALLTOALL && needs != NEEDS_NODES) {
+        /* in place: only pairwise_sendrecv_replace; otherwise anything but it */
+        put(b, "{\"is_sendbuf_inplace=yes\":");
+        alg(b, "MPIR_Alltoall_intra_pairwise_sendrecv_replace");
+        put(b, ",\"is_sendbuf_inplace=no\":");
+        alg(b, needs == NEEDS_IN_PLACE ? "MPIR_Alltoall_intra_pairwise" : cont);
+        put(b, "}");
+        return;
+    }
+    switch (needs) {
+    case NEEDS_NODES:
         put(b, "{\"comm_hierarchy=parent\":");
         if (hyt_coll_has_op(c)) {
             put(b, "{\"is_commutative=yes\":");
@@ -215,8 +265,8 @@ static void choice(sbuf_t *b, hyt_coll_t c, const char *name)
         put(b, ",\"comm_hierarchy=any\":");
         general(b, hyt_coll_name(c));
         put(b, "}");
-    } else if ((c == HYT_COLL_ALLREDUCE && !strcmp(name, "reduce_scatter_allgather")) ||
-               (c == HYT_COLL_REDUCE && !strcmp(name, "reduce_scatter_gather"))) {
+        break;
+    case NEEDS_POF2_COUNT:
         put(b, "{\"is_op_built_in=yes\":{\"count<pow2\":");
         general(b, hyt_coll_name(c));
         put(b, ",\"count=any\":");
@@ -224,30 +274,25 @@ static void choice(sbuf_t *b, hyt_coll_t c, const char *name)
         put(b, "},\"is_op_built_in=no\":");
         general(b, hyt_coll_name(c));
         put(b, "}");
-    } else if (c == HYT_COLL_ALLTOALL) {
-        /* in place: only pairwise_sendrecv_replace; otherwise anything but it */
-        int inplace_only = !strcmp(name, "pairwise_sendrecv_replace");
-        put(b, "{\"is_sendbuf_inplace=yes\":");
-        alg(b, "MPIR_Alltoall_intra_pairwise_sendrecv_replace");
-        put(b, ",\"is_sendbuf_inplace=no\":");
-        alg(b, inplace_only ? "MPIR_Alltoall_intra_pairwise" : cont);
-        put(b, "}");
-    } else if (c == HYT_COLL_REDUCE_SCATTER_BLOCK &&
-               (!strcmp(name, "pairwise") || !strcmp(name, "recursive_halving"))) {
+        break;
+    case NEEDS_COMMUTATIVE:
         put(b, "{\"is_commutative=yes\":");
         alg(b, cont);
         put(b, ",\"is_commutative=no\":");
         general(b, hyt_coll_name(c));
         put(b, "}");
-    } else if ((c == HYT_COLL_REDUCE_SCATTER_BLOCK && !strcmp(name, "noncommutative")) ||
-               (c == HYT_COLL_ALLGATHER && !strcmp(name, "recursive_doubling"))) {
+        break;
+    case NEEDS_POF2_RANKS:
         put(b, "{\"comm_size=pow2\":");
         alg(b, cont);
         put(b, ",\"comm_size=any\":");
         general(b, hyt_coll_name(c));
         put(b, "}");
-    } else {
+        break;
+    case NEEDS_IN_PLACE: /* Alltoallv's: no such key in the 4.0.2 file; never a candidate */
+    case NEEDS_NOTHING:
         alg(b, cont);
+        break;
     }
 }
 
