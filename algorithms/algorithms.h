@@ -38,12 +38,18 @@ typedef struct hyt_kr {
     int count;            /* blocks: elements per rank; else: total elements */
     int blocks;           /* 1: rank-major blocks (Allgather); 0: column-major cells */
     MPI_Datatype col[2];  /* blocks: a column of G and of G-1 blocks */
+    const int *vcounts, *vdispls; /* Allgatherv (else NULL): per-rank blocks */
+    MPI_Datatype *vcol;   /* Allgatherv: the k column types (hyt_kr_init_v) */
     MPI_Request *req;     /* from hyt_scratch2, with rptr/rn */
     char **rptr;
     int *rn;
 } hyt_kr_t;
 int hyt_kr_init(hyt_kr_t *kr, const hyt_args_t *a, int k, void *buf, int count, int blocks,
                 int nreq_min);
+/* The engine over an Allgatherv's blocks (a->rcounts, a->rdispls in
+ * a->rbuf); its column types take hyt_kr_v_bytes(p, k) of hyt_scratch. */
+int hyt_kr_init_v(hyt_kr_t *kr, const hyt_args_t *a, int k);
+size_t hyt_kr_v_bytes(int p, int k);
 void hyt_kr_free(hyt_kr_t *kr);
 int hyt_kr_group_ring(hyt_kr_t *kr, int reduce);
 int hyt_kr_column_ring(hyt_kr_t *kr, int reduce);
@@ -85,6 +91,23 @@ int hyt_gather_knomial(const hyt_args_t *a, int k);
 int hyt_scatter_knomial(const hyt_args_t *a, int k);
 int hyt_allgatherv_ring(const hyt_args_t *a, int k);
 int hyt_allgatherv_recmult(const hyt_args_t *a, int k);
+int hyt_allgatherv_kring(const hyt_args_t *a, int k);
+int hyt_allgatherv_composition(const hyt_args_t *a, int k);
+/* The recursive-multiplying exchange of Allgatherv (allgatherv/recmult.c)
+ * over n units: unit i holds the blocks counts/displs[start[i] ..
+ * start[i+1]-1] (start NULL: block i) and talks through rank rank[i] (rank
+ * NULL: rank i); me is my unit; dt has hyt_agv_rm_slots(n, k) entries.
+ * Ranks (units) outside the exchange do not call it. */
+typedef struct hyt_agv_units {
+    const int *counts, *displs;
+    const int *start, *rank;
+    int n;
+} hyt_agv_units_t;
+int hyt_agv_rm_slots(int n, int k);
+/* hyt_scratch the composition takes on p ranks over `nodes` nodes. */
+size_t hyt_agv_composition_bytes(int p, int nodes, int k);
+int hyt_agv_rm_units(const hyt_args_t *a, const hyt_agv_units_t *u, int me, int k,
+                     MPI_Datatype *dt);
 /* The own block of an Allgatherv into its place (nothing when in place). */
 int hyt_allgatherv_own(const hyt_args_t *a, MPI_Aint ext);
 int hyt_alltoallv_pairwise(const hyt_args_t *a, int k);
@@ -144,6 +167,8 @@ int hyt_need_scan(const hyt_args_t *a, int k, size_t need[2]);
 int hyt_need_dissemination(const hyt_args_t *a, int k, size_t need[2]);
 int hyt_need_knb(const hyt_args_t *a, int k, size_t need[2]);
 int hyt_need_allgatherv_recmult(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_allgatherv_kring(const hyt_args_t *a, int k, size_t need[2]);
+int hyt_need_allgatherv_composition(const hyt_args_t *a, int k, size_t need[2]);
 int hyt_need_alltoallv_pairwise(const hyt_args_t *a, int k, size_t need[2]);
 int hyt_need_alltoallv_scattered(const hyt_args_t *a, int k, size_t need[2]);
 int hyt_need_native(const hyt_args_t *a, int k, size_t need[2]);

@@ -123,6 +123,11 @@ const hyt_alg_t hyt_algs[] = {
      .scratch = hyt_need_allgatherv_recmult,
      .k_max = HYT_K_P, .desc = "recursive multiplying, rank ranges as indexed types (k=2: "
      "recursive doubling)"},
+    {.name = "kring", .family = HYT_FAM_KRING, .prior = HYT_PRIOR_PPN,
+     .coll = HYT_COLL_ALLGATHERV, .fn = hyt_allgatherv_kring, .k_min = 1,
+     .scratch = hyt_need_allgatherv_kring,
+     .k_max = HYT_K_P, .desc = "k-ring: column rings across groups of k ranks, then rings "
+     "inside groups, blocks in place (k=1: ring)"},
     {.name = "pairwise", .family = HYT_FAM_PAIRWISE,
      .coll = HYT_COLL_ALLTOALLV, .fn = hyt_alltoallv_pairwise,
      .scratch = hyt_need_alltoallv_pairwise,
@@ -152,7 +157,9 @@ const hyt_alg_t hyt_algs[] = {
     /* ---- node-aware compositions ---- */
     /* k of a composition is the radix of the k-nomial kernel of its
      * inter-node step (k = 0, reachable only through hyt_run_alg: the MPI
-     * library's own collective among the node leaders) */
+     * library's own collective among the node leaders); Allgatherv's is the
+     * radix of its recursive-multiplying exchange among the leaders (k < 2
+     * acts as 2) */
     {.name = "composition", .family = HYT_FAM_COMPOSITION, .prior = HYT_PRIOR_INNER,
      .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_composition,
      .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION,
@@ -170,6 +177,12 @@ const hyt_alg_t hyt_algs[] = {
      .coll = HYT_COLL_ALLGATHER, .fn = hyt_allgather_composition,
      .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION | HYT_ALG_NODE_CONSECUTIVE,
      .desc = "intra-node gather, allgather of node blocks among leaders, intra-node bcast"},
+    {.name = "composition", .family = HYT_FAM_COMPOSITION, .prior = HYT_PRIOR_INNER,
+     .coll = HYT_COLL_ALLGATHERV, .fn = hyt_allgatherv_composition,
+     .scratch = hyt_need_allgatherv_composition,
+     .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION,
+     .desc = "intra-node gatherv, recursive multiplying of node blocks among leaders, "
+     "intra-node bcast"},
 };
 const int hyt_nalgs = (int)(sizeof hyt_algs / sizeof hyt_algs[0]);
 
@@ -193,6 +206,12 @@ const hyt_alg_t *hyt_alg_find_family(hyt_coll_t c, hyt_family_t f)
         if (hyt_algs[i].coll == c && hyt_algs[i].family == f)
             return &hyt_algs[i];
     return NULL;
+}
+
+const hyt_alg_t *hyt_alg_inner(hyt_coll_t c)
+{
+    const hyt_alg_t *a = hyt_alg_find_family(c, HYT_FAM_KNOMIAL);
+    return a ? a : hyt_alg_find_family(c, HYT_FAM_RECMULT);
 }
 
 int hyt_alg_one_round_k(const hyt_alg_t *alg, int p)

@@ -235,6 +235,21 @@ int hyt_need_allgatherv_recmult(const hyt_args_t *a, int k, size_t need[2])
     return 0;
 }
 
+int hyt_need_allgatherv_kring(const hyt_args_t *a, int k, size_t need[2])
+{
+    need[0] = hyt_kr_v_bytes(a->ctx->size, k);
+    return hyt_need_kring(a, k, need);
+}
+
+int hyt_need_allgatherv_composition(const hyt_args_t *a, int k, size_t need[2])
+{
+    /* the tuner's model (offline/memory.c) knows no nodes: one per rank */
+    int p = a->ctx->size, nodes = a->ctx->nodes > 0 ? a->ctx->nodes : p;
+    need[0] = hyt_agv_composition_bytes(p, nodes, k);
+    need[1] = reqs((size_t)hyt_agv_rm_slots(nodes, k));
+    return 0;
+}
+
 /* Alltoallv in place: a copy of this rank's receive side, as
  * hyt_alltoallv_src takes; its span is this rank's own. */
 static int a2av_src(const hyt_args_t *a, size_t need[2])

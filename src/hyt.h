@@ -274,6 +274,10 @@ extern const int hyt_nalgs;
 const hyt_alg_t *hyt_alg_find(hyt_coll_t c, const char *name);
 /* The row of family f for collective c, NULL if none. */
 const hyt_alg_t *hyt_alg_find_family(hyt_coll_t c, hyt_family_t f);
+/* The row whose schedule the inter-node step of c's composition runs with
+ * the composition's radix: k-nomial, else (Allgatherv) recursive
+ * multiplying; NULL if none. */
+const hyt_alg_t *hyt_alg_inner(hyt_coll_t c);
 /* The radix from which alg's schedule is one round on p ranks, 0 if none. */
 int hyt_alg_one_round_k(const hyt_alg_t *alg, int p);
 const hyt_alg_t *hyt_alg_native(hyt_coll_t c);

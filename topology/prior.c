@@ -166,7 +166,7 @@ int hyt_topo_prior_k_shape(const hyt_alg_t *alg, const hyt_topo_shape_t *s, size
     }
     case HYT_PRIOR_INNER: {
         /* the radix goes to the inter-node step over one leader per node */
-        const hyt_alg_t *inner = hyt_alg_find_family(alg->coll, HYT_FAM_KNOMIAL);
+        const hyt_alg_t *inner = hyt_alg_inner(alg->coll);
         hyt_topo_shape_t leaders = {s->nodes, s->nodes, 1, s->ports};
         int k = inner ? hyt_topo_prior_k_shape(inner, &leaders, bytes) : 2;
         return clamp_k(alg, k, s->nodes > 0 ? s->nodes : 1);

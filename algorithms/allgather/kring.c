@@ -43,6 +43,12 @@ static int kr_owner(const hyt_kr_t *kr, int g, int c)
 static void kr_cell(const hyt_kr_t *kr, int g, int c, char **ptr, int *n, MPI_Datatype *dt)
 {
     *dt = kr->type;
+    if (kr->vcounts) {
+        int v = g * kr->g.k + c;
+        *n = v < kr->g.p ? kr->vcounts[v] : 0;
+        *ptr = kr->buf + (v < kr->g.p ? (MPI_Aint)kr->vdispls[v] * kr->ext : 0);
+        return;
+    }
     if (kr->blocks) {
         int v = g * kr->g.k + c;
         *n = v < kr->g.p ? kr->count : 0;
@@ -58,6 +64,12 @@ static void kr_cell(const hyt_kr_t *kr, int g, int c, char **ptr, int *n, MPI_Da
 /* Whole column c. */
 static void kr_column(const hyt_kr_t *kr, int c, char **ptr, int *n, MPI_Datatype *dt)
 {
+    if (kr->vcounts) {
+        *ptr = kr->buf;
+        *dt = kr->vcol[c];
+        *n = kr->vcol[c] != MPI_DATATYPE_NULL;
+        return;
+    }
     if (kr->blocks) {
         int G = kr->g.ngroups, nb = c < kr->g.last ? G : G - 1;
         *ptr = kr->buf + (MPI_Aint)c * kr->count * kr->ext;
@@ -91,6 +103,8 @@ int hyt_kr_init(hyt_kr_t *kr, const hyt_args_t *a, int k, void *buf, int count, 
     kr->count = count;
     kr->blocks = blocks;
     kr->col[0] = kr->col[1] = MPI_DATATYPE_NULL;
+    kr->vcounts = kr->vdispls = NULL;
+    kr->vcol = NULL;
     MPI_Aint lb;
     PMPI_Type_get_extent(a->type, &lb, &kr->ext);
     /* a last-group rank carries up to ceil(k/s) columns: two requests and
@@ -121,11 +135,58 @@ int hyt_kr_init(hyt_kr_t *kr, const hyt_args_t *a, int k, void *buf, int count, 
     return rc;
 }
 
+/* Allgatherv: cell (g, c) is the block of rank g*k + c at its
+ * displacement, column c the blocks of ranks c, c+k, ... as one indexed
+ * type (MPI_DATATYPE_NULL when they hold nothing).  The k column types and
+ * the two index arrays that build them come from hyt_scratch. */
+int hyt_kr_init_v(hyt_kr_t *kr, const hyt_args_t *a, int k)
+{
+    int rc = hyt_kr_init(kr, a, k, a->rbuf, 0, 1, 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int K = kr->g.k, G = kr->g.ngroups;
+    char *area = hyt_scratch(a->ctx, hyt_kr_v_bytes(kr->g.p, k));
+    if (!area)
+        return MPI_ERR_NO_MEM;
+    MPI_Datatype *col = (MPI_Datatype *)(void *)area;
+    int *bl = (int *)(void *)(area + (size_t)K * sizeof *col), *dis = bl + G;
+    for (int c = 0; c < K; c++)
+        col[c] = MPI_DATATYPE_NULL;
+    kr->vcol = col;
+    kr->vcounts = a->rcounts;
+    kr->vdispls = a->rdispls;
+    for (int c = 0; c < K && rc == MPI_SUCCESS; c++) {
+        int nb = 0;
+        long total = 0;
+        for (int v = c; v < kr->g.p; v += K, nb++) {
+            bl[nb] = a->rcounts[v];
+            dis[nb] = a->rdispls[v];
+            total += bl[nb];
+        }
+        if (total == 0)
+            continue;
+        rc = PMPI_Type_indexed(nb, bl, dis, a->type, &col[c]);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Type_commit(&col[c]);
+    }
+    return rc;
+}
+
+size_t hyt_kr_v_bytes(int p, int k)
+{
+    hyt_kring_t g;
+    hyt_kring_init(&g, p, k < 1 ? 1 : k);
+    return (size_t)g.k * sizeof(MPI_Datatype) + 2 * (size_t)g.ngroups * sizeof(int);
+}
+
 void hyt_kr_free(hyt_kr_t *kr)
 {
     for (int i = 0; i < 2; i++)
         if (kr->col[i] != MPI_DATATYPE_NULL)
             PMPI_Type_free(&kr->col[i]);
+    for (int c = 0; kr->vcol && c < kr->g.k; c++)
+        if (kr->vcol[c] != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&kr->vcol[c]);
 }
 
 /* Complete the step's requests, then (reducing) fold every unit noted by

@@ -5,9 +5,11 @@
  * that are not node-consecutive (round-robin order), not uniform (1..4 ranks
  * per node) and reversed.  On each, every composition runs through
  * hyt_run_alg for counts 0/1/7/1001, several roots, in place or not, int
- * SUM/BXOR, a non-contiguous vector type (Bcast, Allgather: SimGrid has no
- * predefined ops on derived types) and a non-commutative user op, with
- * k = 0 (MPI's inter-node step) and k-nomial radices; the result must be
+ * SUM/BXOR, a non-contiguous vector type (Bcast, Allgather(v): SimGrid has
+ * no predefined ops on derived types) and a non-commutative user op, with
+ * k = 0 (MPI's inter-node step) and k-nomial radices (Allgatherv: its
+ * blocks uneven, empty on every third rank, in reverse rank order with gaps;
+ * k < 2 acts as 2, the radix of its exchange among leaders); the result must be
  * byte-identical to PMPI's, and the layouts a composition cannot take must
  * fall back for the expected reason.
  * Usage: test_composition consecutive-a|consecutive-b|consecutive-c|layouts
@@ -52,6 +54,21 @@ static void fill(unsigned *v, int n, int rank, int salt, int type)
         v[i] = 0xA5A5A5A5u;
 }
 
+/* Allgatherv's blocks: uneven, empty on every third rank, in reverse rank
+ * order with a one-element gap after each; returns the span in elements. */
+static int vcounts[64], vdispls[64];
+
+static size_t vlayout(int p, int count)
+{
+    size_t at = 0;
+    for (int i = p - 1; i >= 0; i--) {
+        vcounts[i] = i % 3 == 1 || count < i % 3 ? 0 : count - i % 3;
+        vdispls[i] = (int)at;
+        at += (size_t)vcounts[i] + 1;
+    }
+    return at;
+}
+
 /* PMPI reference into exp; the same call through the composition into out. */
 static int run_case(MPI_Comm comm, const hyt_alg_t *alg, int k, const case_t *c, unsigned *in,
                     unsigned *out, unsigned *exp, size_t n, hyt_fallback_t *fb)
@@ -64,6 +81,8 @@ static int run_case(MPI_Comm comm, const hyt_alg_t *alg, int k, const case_t *c,
     fill(in, c->count * u, rank, c->count + c->root, c->type);
     /* the part of the buffers this case can touch, plus a guard zone */
     size_t used = (size_t)(c->coll == HYT_COLL_ALLGATHER ? p : 1) * c->count * u + 8;
+    if (c->coll == HYT_COLL_ALLGATHERV)
+        used = vlayout(p, c->count) * u + 8;
     n = used < n ? used : n;
     memset(out, 0xA5, n * sizeof *out);
     memset(exp, 0xA5, n * sizeof *exp);
@@ -93,6 +112,16 @@ static int run_case(MPI_Comm comm, const hyt_alg_t *alg, int k, const case_t *c,
         PMPI_Allgather(in, c->count, t, exp, c->count, t, comm);
         if (c->inplace) {
             memcpy(out + (size_t)rank * c->count * u, in, (size_t)c->count * u * sizeof *in);
+            a.sbuf = MPI_IN_PLACE;
+        }
+        break;
+    case HYT_COLL_ALLGATHERV:
+        a.scount = vcounts[rank];
+        a.rcounts = vcounts;
+        a.rdispls = vdispls;
+        PMPI_Allgatherv(in, vcounts[rank], t, exp, vcounts, vdispls, t, comm);
+        if (c->inplace) {
+            memcpy(out + (size_t)vdispls[rank] * u, in, (size_t)vcounts[rank] * u * sizeof *in);
             a.sbuf = MPI_IN_PLACE;
         }
         break;
@@ -191,7 +220,7 @@ static void run_comm(MPI_Comm comm, int nodes, int ppn, int ppn_min, int consecu
                          malloc(n * sizeof(unsigned))};
     for (hyt_coll_t c = 0; c < HYT_NCOLL; c++)
         if (c == HYT_COLL_ALLREDUCE || c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE ||
-            c == HYT_COLL_ALLGATHER)
+            c == HYT_COLL_ALLGATHER || c == HYT_COLL_ALLGATHERV)
             run_coll(comm, ctx, c, consecutive, label, bufs, n);
     for (int i = 0; i < 3; i++)
         free(bufs[i]);

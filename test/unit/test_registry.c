@@ -71,8 +71,8 @@ static void test_rows(void)
         CHECK((a->prior != HYT_PRIOR_NONE) == hyt_alg_has_radix(a),
               "%s %s: a prior exactly when there is a radix", cn, a->name);
         CHECK(a->prior != HYT_PRIOR_INNER ||
-                  hyt_alg_has_radix(hyt_alg_find_family(a->coll, HYT_FAM_KNOMIAL)),
-              "%s %s: inner prior without a k-nomial row", cn, a->name);
+                  (hyt_alg_inner(a->coll) && hyt_alg_has_radix(hyt_alg_inner(a->coll))),
+              "%s %s: inner prior without a k-nomial or recmult row", cn, a->name);
         CHECK(!a->k_one_round || hyt_alg_has_radix(a), "%s %s: one-round k without a radix",
               cn, a->name);
         CHECK(hyt_alg_one_round_k(a, 37) ==
