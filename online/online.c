@@ -430,8 +430,9 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
     /* A composition needs the communicator's node and leader communicators
      * (two MPI_Comm_split, made once): made here, before the timed call, so
      * that no window measures their cost.  Every rank runs the same
-     * candidate in this window, so every rank makes them together. */
-    if (o->alg->flags & HYT_ALG_COMPOSITION)
+     * candidate in this window, so every rank makes them together.  A
+     * communicator of one rank per node needs none (hyt_compose_flat). */
+    if ((o->alg->flags & HYT_ALG_COMPOSITION) && !hyt_compose_flat(ctx))
         hyt_comm_node_split(ctx);
     if (hyt_coll_has_root(o->alg->coll) && (o->nsamples == 0 || !o->loop_timed)) {
         double t0 = PMPI_Wtime();

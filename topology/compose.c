@@ -32,6 +32,15 @@ int hyt_compose_inner(hyt_args_t *inner, int k)
     return hyt_run_alg(inner, alg, k, NULL);
 }
 
+int hyt_compose_whole(const hyt_args_t *a, int k)
+{
+    hyt_args_t inner = *a;
+    if (a->coll != HYT_COLL_ALLGATHERV)
+        return hyt_compose_inner(&inner, k);
+    /* Allgatherv's leaders run recursive multiplying, k < 2 acting as 2 */
+    return hyt_run_alg(&inner, hyt_alg_find_family(a->coll, HYT_FAM_RECMULT), k < 2 ? 2 : k, NULL);
+}
+
 int hyt_compose_order_ok(const hyt_args_t *a)
 {
     const hyt_comm_t *ctx = a->ctx;

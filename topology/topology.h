@@ -108,6 +108,19 @@ void *hyt_compose_tmp(hyt_comm_t *ctx, int count, MPI_Datatype type);
  * k-nomial kernel of that collective with radix k when k > 0 and it exists,
  * else PMPI. */
 int hyt_compose_inner(hyt_args_t *inner, int k);
+/* One rank per node (nodes == size): a composition is its inter-node step
+ * alone, with the same ranks in the same order as the communicator, so it
+ * runs that step on the communicator itself (hyt_compose_whole) and makes
+ * no node or leader communicator (two MPI_Comm_split that would buy
+ * nothing). */
+static inline int hyt_compose_flat(const hyt_comm_t *ctx)
+{
+    return ctx->nodes == ctx->size;
+}
+/* The call a itself as the inter-node step, for a flat communicator:
+ * hyt_compose_inner's kernel at radix k, else PMPI; Allgatherv the
+ * recursive multiplying its composition runs between leaders. */
+int hyt_compose_whole(const hyt_args_t *a, int k);
 /* Reductions: can this call keep MPI's operand order?  Node-consecutive
  * ranks make intra-node-then-inter-node the canonical order. */
 int hyt_compose_order_ok(const hyt_args_t *a);

@@ -17,6 +17,8 @@
 int hyt_allgather_composition(const hyt_args_t *a, int k)
 {
     hyt_comm_t *ctx = a->ctx;
+    if (hyt_compose_flat(ctx))
+        return hyt_compose_whole(a, k);
     /* same on every rank: recvcount and the shape are */
     if ((long long)a->count * ctx->size > INT_MAX)
         return HYT_UNSUPPORTED;

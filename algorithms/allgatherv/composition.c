@@ -57,6 +57,8 @@ size_t hyt_agv_composition_bytes(int p, int nodes, int k)
 int hyt_allgatherv_composition(const hyt_args_t *a, int k)
 {
     hyt_comm_t *ctx = a->ctx;
+    if (hyt_compose_flat(ctx))
+        return hyt_compose_whole(a, k);
     int p = ctx->size, me = ctx->rank, nodes = ctx->nodes, leader = ctx->node_rank == 0;
     int rc = hyt_compose_setup(ctx);
     if (rc != MPI_SUCCESS)

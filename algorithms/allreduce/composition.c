@@ -19,6 +19,8 @@
 int hyt_allreduce_composition(const hyt_args_t *a, int k)
 {
     hyt_comm_t *ctx = a->ctx;
+    if (hyt_compose_flat(ctx))
+        return hyt_compose_whole(a, k);
     if (!hyt_compose_order_ok(a))
         return HYT_UNSUPPORTED;
     int rc = hyt_compose_setup(ctx);

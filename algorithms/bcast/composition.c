@@ -16,6 +16,8 @@
 int hyt_bcast_composition(const hyt_args_t *a, int k)
 {
     hyt_comm_t *ctx = a->ctx;
+    if (hyt_compose_flat(ctx))
+        return hyt_compose_whole(a, k);
     int rc = hyt_compose_setup(ctx);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -37,6 +37,8 @@ static int node_leader(const hyt_comm_t *ctx, int node)
 int hyt_reduce_composition(const hyt_args_t *a, int k)
 {
     hyt_comm_t *ctx = a->ctx;
+    if (hyt_compose_flat(ctx))
+        return hyt_compose_whole(a, k);
     if (!hyt_compose_order_ok(a))
         return HYT_UNSUPPORTED;
     int rc = hyt_compose_setup(ctx);

@@ -11,7 +11,8 @@
  * blocks uneven, empty on every third rank, in reverse rank order with gaps;
  * k < 2 acts as 2, the radix of its exchange among leaders); the result must be
  * byte-identical to PMPI's, and the layouts a composition cannot take must
- * fall back for the expected reason.
+ * fall back for the expected reason.  On one rank per node a composition
+ * makes no node or leader communicator (it is its inter-node step alone).
  * Usage: test_composition consecutive-a|consecutive-b|consecutive-c|layouts
  *   consecutive-a: ppn 1,2,3; -b: ppn 4; -c: ppn 8 (half of the cases,
  *   chosen so every pair of parameter values still meets); layouts: all. */
@@ -222,6 +223,10 @@ static void run_comm(MPI_Comm comm, int nodes, int ppn, int ppn_min, int consecu
         if (c == HYT_COLL_ALLREDUCE || c == HYT_COLL_BCAST || c == HYT_COLL_REDUCE ||
             c == HYT_COLL_ALLGATHER || c == HYT_COLL_ALLGATHERV)
             run_coll(comm, ctx, c, consecutive, label, bufs, n);
+    /* one rank per node: the compositions ran their inter-node step on the
+     * communicator itself and made no node or leader communicator */
+    CHECK((ctx->node_comm == MPI_COMM_NULL) == (ppn == 1), "%s: node communicator %s", label,
+          ctx->node_comm == MPI_COMM_NULL ? "never made" : "made");
     for (int i = 0; i < 3; i++)
         free(bufs[i]);
 }
