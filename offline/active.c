@@ -21,8 +21,12 @@ struct hyt_al {
     double *gx;       /* grid features */
     double *gvar;     /* grid variance of the last fit */
     double *gmu;      /* grid mean (log time) of the last fit */
-    double *meas;     /* measured log time of a grid point (mean), NAN if none */
+    double *meas;     /* measured log time of a grid point (robust value), NAN if none */
     int *nmeas;
+    double *rep;      /* a grid point's first HYT_AL_REPEATS measured log times */
+    int *row;         /* a grid point's training row (holding meas), -1 if none */
+    int *again;       /* grid points to measure again (plan_again), first of the next batch */
+    int nagain, remeasured;
     int *order;       /* grid indices sorted by (nodes, ppn, bytes, alg, k) */
     int *gstart;      /* group g (one shape and size) is order[gstart[g]..gstart[g+1]) */
     int ngroups;
@@ -111,6 +115,7 @@ static void make_groups(hyt_al_t *a)
     for (int i = 0; i < a->ngrid; i++) {
         a->order[i] = i;
         a->meas[i] = NAN;
+        a->row[i] = -1;
     }
     if (tmp)
         sort_idx(a->grid, a->order, tmp, a->ngrid);
@@ -171,13 +176,17 @@ hyt_al_t *hyt_al_new(const hyt_al_point_t *grid, int ngrid, const hyt_al_opts_t 
     a->gmu = calloc((size_t)ngrid, sizeof *a->gmu);
     a->meas = malloc((size_t)ngrid * sizeof *a->meas);
     a->nmeas = calloc((size_t)ngrid, sizeof *a->nmeas);
+    a->rep = malloc((size_t)ngrid * HYT_AL_REPEATS * sizeof *a->rep);
+    a->row = malloc((size_t)ngrid * sizeof *a->row);
+    a->again = malloc((size_t)ngrid * sizeof *a->again);
     a->order = malloc((size_t)ngrid * sizeof *a->order);
     a->gstart = malloc((size_t)(ngrid + 1) * sizeof *a->gstart);
     a->score = calloc((size_t)ngrid, sizeof *a->score);
     a->gid = malloc((size_t)ngrid * sizeof *a->gid);
     a->forest = hyt_forest_new(HYT_AL_NFEAT, 3, &a->o.forest);
     if (!a->grid || !a->gx || !a->gvar || !a->taken || !a->gmu || !a->meas || !a->nmeas ||
-        !a->order || !a->gstart || !a->score || !a->gid || !a->forest) {
+        !a->rep || !a->row || !a->again || !a->order || !a->gstart || !a->score || !a->gid ||
+        !a->forest) {
         hyt_al_free(a);
         return NULL;
     }
@@ -203,6 +212,9 @@ void hyt_al_free(hyt_al_t *a)
     free(a->noise);
     free(a->meas);
     free(a->nmeas);
+    free(a->rep);
+    free(a->row);
+    free(a->again);
     free(a->order);
     free(a->gstart);
     free(a->score);
@@ -213,8 +225,31 @@ void hyt_al_free(hyt_al_t *a)
     free(a);
 }
 
+/* The robust value of n >= 1 measured log times of one point: the value,
+ * the mean of two, the median of three (one disturbed measurement of three
+ * does not move it). */
+static double robust(const double *r, int n)
+{
+    if (n == 1)
+        return r[0];
+    if (n == 2)
+        return 0.5 * (r[0] + r[1]);
+    return fmax(fmin(r[0], r[1]), fmin(fmax(r[0], r[1]), r[2]));
+}
+
 static int push_row(hyt_al_t *a, const hyt_al_point_t *p, double time_us)
 {
+    /* a failed or zero reading must not become -inf */
+    double y = log(time_us > 1e-3 ? time_us : 1e-3);
+    int g = grid_index(a, p);
+    if (g >= 0 && a->row[g] >= 0) { /* measured again: one row, the robust value */
+        if (a->nmeas[g] < HYT_AL_REPEATS)
+            a->rep[(size_t)g * HYT_AL_REPEATS + a->nmeas[g]] = y;
+        a->nmeas[g]++;
+        int k = a->nmeas[g] < HYT_AL_REPEATS ? a->nmeas[g] : HYT_AL_REPEATS;
+        a->meas[g] = a->y[a->row[g]] = robust(a->rep + (size_t)g * HYT_AL_REPEATS, k);
+        return 0;
+    }
     if (a->n == a->cap) {
         int cap = a->cap ? 2 * a->cap : 256;
         double *x = realloc(a->x, (size_t)cap * HYT_AL_NFEAT * sizeof *x);
@@ -228,13 +263,11 @@ static int push_row(hyt_al_t *a, const hyt_al_point_t *p, double time_us)
         a->cap = cap;
     }
     hyt_al_features(p, a->x + (size_t)a->n * HYT_AL_NFEAT);
-    /* a failed or zero reading must not become -inf */
-    double y = log(time_us > 1e-3 ? time_us : 1e-3);
     a->y[a->n++] = y;
-    int g = grid_index(a, p);
-    if (g >= 0) { /* a grid point's own measurement (mean of repeats) */
-        a->meas[g] = a->nmeas[g] ? (a->meas[g] * a->nmeas[g] + y) / (a->nmeas[g] + 1) : y;
-        a->nmeas[g]++;
+    if (g >= 0) { /* a grid point's own measurement */
+        a->row[g] = a->n - 1;
+        a->rep[(size_t)g * HYT_AL_REPEATS] = a->meas[g] = y;
+        a->nmeas[g] = 1;
         if (!a->taken[g]) {
             a->taken[g] = 1;
             a->ntaken++;
@@ -373,6 +406,12 @@ int hyt_al_next(hyt_al_t *a, hyt_al_point_t *out, int max)
     if (!used)
         return 0;
     int got = 0;
+    /* points measured again (plan_again) first, as they were: on the grid */
+    for (int q = 0; q < a->nagain && got < want; q++) {
+        out[got++] = a->grid[a->again[q]];
+        a->remeasured++;
+    }
+    a->nagain = 0;
     while (got < want) {
         int i;
         if (a->o.random)
@@ -455,6 +494,54 @@ static void score_points(hyt_al_t *a)
     a->expected = tot / (a->ngroups ? a->ngroups : 1);
 }
 
+/* The re-measure rule (see hyt_al_note_noise): after a fit, a grid point
+ * measured once whose log time lies more than `far` above the model's
+ * out-of-bag prediction (the forest without that point), where that
+ * prediction would beat its group's incumbent, is measured again; so is one
+ * measured twice whose two times differ by more than `far` and whose lower
+ * one would beat the incumbent (the third measurement decides: median).
+ * far = max(HYT_AL_FAR, 2 delta).  At most half a batch per iteration, the
+ * largest deviations first.  Only once noise has been noted (delta > 0): on
+ * exact measurements a deviation is the model's error, not the point's. */
+static void plan_again(hyt_al_t *a)
+{
+    a->nagain = 0;
+    const double *oob = hyt_forest_oob(a->forest);
+    if (a->o.random || a->o.select != HYT_AL_SELECT_DECISION || !(a->delta > 0) || !oob)
+        return;
+    double far = fmax(HYT_AL_FAR, 2 * a->delta);
+    int cap = a->o.batch / 2 > 0 ? a->o.batch / 2 : 1;
+    if (cap > HYT_AL_MAX_AGAIN)
+        cap = HYT_AL_MAX_AGAIN;
+    double dev[HYT_AL_MAX_AGAIN];
+    for (int g = 0; g < a->ngroups; g++) {
+        double inc = group_best(a, g);
+        for (int q = a->gstart[g]; q < a->gstart[g + 1]; q++) {
+            int i = a->order[q], m = a->nmeas[i];
+            if (m == 0 || m >= HYT_AL_REPEATS || a->row[i] < 0 || !(a->meas[i] > inc))
+                continue;
+            const double *r = a->rep + (size_t)i * HYT_AL_REPEATS;
+            double d = m == 1 ? r[0] - oob[a->row[i]] : fabs(r[0] - r[1]);
+            double lo = m == 1 ? oob[a->row[i]] : fmin(r[0], r[1]);
+            if (!(d > far) || !(lo < inc))
+                continue;
+            /* keep the cap largest deviations, in order */
+            int at = a->nagain < cap ? a->nagain++ : cap;
+            if (at == cap && !(d > dev[cap - 1]))
+                continue;
+            if (at == cap)
+                at = cap - 1;
+            while (at > 0 && dev[at - 1] < d) {
+                dev[at] = dev[at - 1];
+                a->again[at] = a->again[at - 1];
+                at--;
+            }
+            dev[at] = d;
+            a->again[at] = i;
+        }
+    }
+}
+
 static int refit(hyt_al_t *a)
 {
     if (hyt_forest_fit(a->forest, a->x, a->y, a->n) != 0)
@@ -468,6 +555,7 @@ static int refit(hyt_al_t *a)
     a->cumvar = s / a->ngrid;
     if (a->o.select == HYT_AL_SELECT_DECISION)
         score_points(a);
+    plan_again(a);
     return 0;
 }
 
@@ -488,7 +576,7 @@ static void track(hyt_al_t *a)
         a->stable++;
     else
         a->stable = 0;
-    if (a->stable >= a->o.patience)
+    if (a->stable >= a->o.patience && a->nagain == 0) /* nothing left to measure again */
         a->converged = 1;
 }
 
@@ -644,4 +732,5 @@ void hyt_al_status(const hyt_al_t *a, hyt_al_status_t *s)
     s->expected = a->expected;
     s->converged = a->converged;
     s->failed = a->nfailed;
+    s->remeasured = a->remeasured;
 }

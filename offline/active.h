@@ -88,7 +88,22 @@ int hyt_al_spread(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *s
  * the difference of two measurements) is subtracted from every candidate's
  * improvement over its group's incumbent.  The expected gain left (the stop
  * signal) is not shifted.  With no noise noted, delta = 0 and nothing
- * changes. */
+ * changes.
+ *
+ * Once noise has been noted, a point measured far from the model may have
+ * been disturbed as a whole (a slow run on a busy machine, which the spread
+ * of its own repetitions does not show), so the decision mode measures it
+ * again: a point measured once more than far = max(HYT_AL_FAR, 2 delta)
+ * (log units) slower than the forest's out-of-bag prediction for it, where
+ * that prediction beats its group's incumbent, goes first into the next
+ * batch; if its two times differ by more than far, a third decides.  A
+ * point measured more than once counts with a robust value, the mean of two
+ * or the median of three (more repeats, e.g. a warm start's, count their
+ * first three).  At most half a batch per iteration; the run does not stop
+ * while such points wait. */
+#define HYT_AL_FAR 0.25
+#define HYT_AL_REPEATS 3
+#define HYT_AL_MAX_AGAIN 512 /* cap on a batch's re-measures (batch / 2) */
 void hyt_al_note_noise(hyt_al_t *a, const double *sigma, int n);
 double hyt_al_noise_delta(const hyt_al_t *a);
 
@@ -101,7 +116,8 @@ double hyt_al_noise_delta(const hyt_al_t *a);
 double hyt_al_cut_us(const hyt_al_t *a, const hyt_al_point_t *p);
 
 /* Predicted time (us) of any points (sizes need not be on the grid); a grid
- * point that was measured answers its measurement (mean of repeats). */
+ * point that was measured answers its measurement (its robust value: see
+ * hyt_al_note_noise). */
 int hyt_al_predict(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *time_us);
 
 typedef struct hyt_al_status {
@@ -112,6 +128,7 @@ typedef struct hyt_al_status {
     double expected;    /* decision mode: expected gain left (see threshold) */
     int converged;
     int failed;         /* points recorded as failed */
+    int remeasured;     /* measurements of points measured again (hyt_al_note_noise) */
 } hyt_al_status_t;
 void hyt_al_status(const hyt_al_t *a, hyt_al_status_t *s);
 

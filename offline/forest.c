@@ -121,7 +121,8 @@ struct hyt_forest {
     /* jackknife: the B x B matrix M of the variance as a quadratic form
      * u' M u in u = t - tbar (see block_variance), as floats */
     float *qm;
-    int fitted, n;
+    double *oob;     /* out-of-bag prediction of each training row (NAN: in every bag) */
+    int fitted, n, capoob;
     /* binning of the current fit */
     int nbins[HYT_FOREST_MAX_FEAT];
     double edge[HYT_FOREST_MAX_FEAT][HYT_FOREST_MAX_BINS];
@@ -192,7 +193,13 @@ void hyt_forest_free(hyt_forest_t *f)
         }
     free(f->trees);
     free(f->qm);
+    free(f->oob);
     free(f);
+}
+
+const double *hyt_forest_oob(const hyt_forest_t *f)
+{
+    return f->fitted ? f->oob : NULL;
 }
 
 long hyt_forest_nodes(const hyt_forest_t *f)
@@ -562,6 +569,45 @@ static int build_qm(hyt_forest_t *f, const uint16_t *cnt, int n, int *oob)
     return 0;
 }
 
+static void tree_predict(const tree_t *t, const uint8_t *xb, int stride, int np, int32_t *idx[2],
+                         task_t *stack, float *out);
+
+/* Out-of-bag prediction of every training row: the mean of the trees whose
+ * bootstrap sample left it out (cnt: per tree, each row's count). */
+static int fit_oob(hyt_forest_t *f, grow_t *g, const uint16_t *cnt, task_t *stack)
+{
+    int n = g->n, B = f->o.ntrees;
+    if (n > f->capoob) {
+        double *o = realloc(f->oob, (size_t)n * sizeof *o);
+        if (!o)
+            return -1;
+        f->oob = o;
+        f->capoob = n;
+    }
+    float *t = malloc((size_t)n * sizeof *t);
+    int *c = calloc((size_t)n, sizeof *c);
+    if (!t || !c) {
+        free(t);
+        free(c);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        f->oob[i] = 0;
+    for (int b = 0; b < B; b++) {
+        tree_predict(&f->trees[b], g->xb, n, n, g->idx, stack, t);
+        for (int i = 0; i < n; i++)
+            if (cnt[(size_t)b * n + i] == 0) {
+                f->oob[i] += t[i];
+                c[i]++;
+            }
+    }
+    for (int i = 0; i < n; i++)
+        f->oob[i] = c[i] ? f->oob[i] / c[i] : NAN;
+    free(t);
+    free(c);
+    return 0;
+}
+
 int hyt_forest_fit(hyt_forest_t *f, const double *X, const double *y, int n)
 {
     if (n < 1 || check_rows(f, X, n) != 0)
@@ -611,6 +657,8 @@ int hyt_forest_fit(hyt_forest_t *f, const double *X, const double *y, int n)
             goto out;
     }
     if (f->o.var != HYT_FOREST_VAR_TREES && build_qm(f, cnt, n, oob) != 0)
+        goto out;
+    if (fit_oob(f, g, cnt, stack) != 0)
         goto out;
     f->n = n;
     f->fitted = 1;

@@ -64,6 +64,11 @@ int hyt_forest_fit(hyt_forest_t *f, const double *X, const double *y, int n);
 /* Mean and variance (either may be NULL) for m rows.  0 or -1 (not fitted,
  * out of memory). */
 int hyt_forest_predict(const hyt_forest_t *f, const double *X, int m, double *mean, double *var);
+/* Out-of-bag predictions of the last fit's n training rows, in row order:
+ * row i's mean over the trees whose bootstrap sample left it out (the
+ * model's answer without that row); NAN for a row every tree drew.  NULL
+ * when not fitted. */
+const double *hyt_forest_oob(const hyt_forest_t *f);
 /* Number of nodes over all trees (tests, reports). */
 long hyt_forest_nodes(const hyt_forest_t *f);
 

@@ -524,10 +524,10 @@ int hyt_oracle_simulate(const hyt_oracle_t *o, const char *coll, const hyt_al_op
         goto out;
     fprintf(out, "summary %s: tuner %d points %.3f s (%.1f%% of exhaustive) slowdown %.4f "
             "mistakes %.1f%% R2 %.3f | random %d points %.3f s slowdown %.4f mistakes %.1f%% "
-            "R2 %.3f | cut after two calls: tuner %d, random %d points\n", coll, t.st.points,
+            "R2 %.3f | cut after two calls: tuner %d, random %d points | measured again: %d\n", coll, t.st.points,
             t.st.cost_s, 100 * t.st.cost_s / v->exhaustive_s, t.m.slowdown, 100 * t.m.mistakes,
             t.m.r2, rat.st.points, rat.st.cost_s, rat.m.slowdown, 100 * rat.m.mistakes, rat.m.r2,
-            t.ncut, rat.ncut);
+            t.ncut, rat.ncut, t.st.remeasured);
     if (tot) {
         tot->colls++;
         tot->groups += t.m.groups;

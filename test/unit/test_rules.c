@@ -626,10 +626,87 @@ static void test_noise_stop(void)
     hyt_al_free(b);
 }
 
+/* The re-measure rule (hyt_al_note_noise): with noise noted, a group's true
+ * best candidate measured 2.5 times too slow (a disturbed run) is measured
+ * again, first in the next batch, and once more when the two disagree; its
+ * robust value (median of three) is then its true time and the group's
+ * choice is right.  Two agreeing measurements end it; with no noise noted it
+ * is never measured again; the same seed gives the same batches. */
+static void test_remeasure(void)
+{
+    hyt_al_point_t *grid;
+    hyt_al_opts_t o;
+    int ng = setup(&grid, &o);
+    /* the disturbed point: the best candidate of a group (not at the grid's
+     * edges) that wins by a clear margin below 1.5, so that the mean of a
+     * disturbed and a right measurement (1.58 x) still loses */
+    int pick = -1;
+    double margin = 0;
+    for (int i = 0; i < ng; i += NCAND) {
+        if (grid[i].bytes <= 4 || grid[i].bytes >= 65536)
+            continue;
+        int b = i;
+        for (int c = i; c < i + NCAND; c++)
+            if (model(&grid[c]) < model(&grid[b]))
+                b = c;
+        double second = INFINITY;
+        for (int c = i; c < i + NCAND; c++)
+            if (c != b)
+                second = fmin(second, model(&grid[c]));
+        if (second / model(&grid[b]) > margin && second / model(&grid[b]) < 1.5) {
+            margin = second / model(&grid[b]);
+            pick = b;
+        }
+    }
+    CHECK(pick >= 0 && margin > 1.2, "no group with a clear winner (%g)", margin);
+    hyt_al_point_t p = grid[pick];
+    double truth = model(&p), slow = 2.5 * truth, cost = 1e-6, sigma = 0.02;
+    hyt_al_t *run[4];
+    hyt_al_point_t out[4][64];
+    int got[4];
+    for (int r = 0; r < 4; r++) { /* 0, 1: noise noted (same seed), 2: exact, 3: agreeing */
+        run[r] = hyt_al_new(grid, ng, &o);
+        CHECK(run[r] != NULL, "al_new");
+        for (int i = 0; i < ng; i++)
+            if (i != pick)
+                hyt_al_add(run[r], &grid[i], &(double){model(&grid[i])}, 1);
+        if (r != 2)
+            hyt_al_note_noise(run[r], &sigma, 1);
+        hyt_al_update(run[r], &p, &slow, &cost, 1);
+        got[r] = hyt_al_next(run[r], out[r], 64);
+    }
+    CHECK(got[0] == 1 && !memcmp(&out[0][0], &p, sizeof p),
+          "the disturbed point is not measured again (%d points)", got[0]);
+    CHECK(got[1] == got[0] && !memcmp(out[1], out[0], sizeof out[0][0] * (size_t)got[0]),
+          "the same seed gave another batch");
+    CHECK(got[2] == 0, "measured again with no noise noted (%d points)", got[2]);
+    /* two agreeing slow measurements: slow in truth, no third */
+    hyt_al_update(run[3], &p, &slow, &cost, 1);
+    CHECK(hyt_al_next(run[3], out[3], 64) == 0, "a third measurement of two agreeing ones");
+    /* the second measurement is right: they disagree, a third decides */
+    hyt_al_update(run[0], &p, &truth, &cost, 1);
+    CHECK(hyt_al_next(run[0], out[0], 64) == 1 && !memcmp(&out[0][0], &p, sizeof p),
+          "no third measurement of two that disagree");
+    double third = 1.01 * truth, pred[NCAND];
+    hyt_al_update(run[0], &p, &third, &cost, 1);
+    hyt_al_predict(run[0], &grid[pick - pick % NCAND], NCAND, pred);
+    CHECK(fabs(pred[pick % NCAND] - third) < 1e-9 * truth,
+          "robust value %g, want the median of %g, %g, %g", pred[pick % NCAND], slow, truth, third);
+    for (int c = 0; c < NCAND; c++)
+        CHECK(c == pick % NCAND || pred[c] > pred[pick % NCAND], "candidate %d chosen over the best", c);
+    CHECK(hyt_al_next(run[0], out[0], 64) == 0, "a fourth measurement");
+    hyt_al_status_t st;
+    hyt_al_status(run[0], &st);
+    CHECK(st.remeasured == 2, "remeasured %d, want 2", st.remeasured);
+    for (int r = 0; r < 4; r++)
+        hyt_al_free(run[r]);
+}
+
 int main(void)
 {
     test_active();
     test_noise_stop();
+    test_remeasure();
     test_cut();
     test_failed_points();
     test_rules_exact();
