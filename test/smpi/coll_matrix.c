@@ -3,7 +3,7 @@
  * op x root x in-place, each result compared on every rank with the PMPI
  * result of the same call.
  *
- *   coll_matrix [quick|tiny] [wildcard] [ALG-NAME...]
+ *   coll_matrix [quick|tiny] [wildcard] [ALG-NAME|COLL:ALG-NAME...]
  *   (HYT_MATRIX_TIMING=1 prints the CPU time spent per algorithm)
  *
  * `wildcard`: the application-interference case, for every registry row
@@ -842,12 +842,17 @@ static void run_alg(mstate_t *m, const hyt_alg_t *a, int level, uint32_t *seed)
     }
 }
 
+/* An argument names a row as ALG-NAME (every collective's) or
+ * COLL:ALG-NAME (one collective's). */
 static int selected(const hyt_alg_t *a, int argc, char **argv, int first)
 {
     if (first >= argc)
         return 1;
+    const char *cn = hyt_coll_name(a->coll);
+    size_t cl = strlen(cn);
     for (int i = first; i < argc; i++)
-        if (strcmp(argv[i], a->name) == 0)
+        if (strcmp(argv[i], a->name) == 0 ||
+            (strncmp(argv[i], cn, cl) == 0 && argv[i][cl] == ':' && !strcmp(argv[i] + cl + 1, a->name)))
             return 1;
     return 0;
 }
