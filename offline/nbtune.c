@@ -39,6 +39,21 @@ static const struct {
     {HYT_NB_IALLTOALL, "sched_inplace", R_INPLACE},
     {HYT_NB_IALLTOALL, "sched_pairwise", R_NOINPLACE},
     {HYT_NB_IALLTOALL, "sched_permuted_sendrecv", R_NOINPLACE},
+    {HYT_NB_IALLGATHERV, "sched_recursive_doubling", R_POF2},
+    {HYT_NB_IALLTOALLV, "sched_blocked", R_NOINPLACE},
+    {HYT_NB_IALLTOALLV, "sched_inplace", R_INPLACE},
+    {HYT_NB_IALLTOALLV, "tsp_scattered", R_NOINPLACE},
+    {HYT_NB_IALLTOALLV, "tsp_blocked", R_NOINPLACE},
+    {HYT_NB_IALLTOALLV, "tsp_inplace", R_INPLACE},
+    {HYT_NB_IREDUCE_SCATTER, "sched_noncommutative", R_POF2},
+    {HYT_NB_IREDUCE_SCATTER, "sched_pairwise", R_COMM},
+    {HYT_NB_IREDUCE_SCATTER, "sched_recursive_halving", R_COMM},
+    {HYT_NB_IREDUCE_SCATTER, "tsp_recexch", R_COMM},
+    {HYT_NB_IREDUCE_SCATTER_BLOCK, "sched_noncommutative", R_POF2},
+    {HYT_NB_IREDUCE_SCATTER_BLOCK, "sched_pairwise", R_COMM},
+    {HYT_NB_IREDUCE_SCATTER_BLOCK, "sched_recursive_halving", R_COMM},
+    {HYT_NB_IREDUCE_SCATTER_BLOCK, "tsp_recexch", R_COMM},
+    {HYT_NB_ISCAN, "sched_smp", R_COMM | R_PARENT},
 };
 
 static unsigned restr_of(hyt_nb_t n, const char *alg)
@@ -63,9 +78,12 @@ int hyt_nbtune_parse(const char *list, unsigned *mask, char *err, size_t errlen)
         snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), p);
         int n = hyt_nb_from_name(name);
         if (n < 0 || l >= sizeof name) {
+            char names[256] = "";
+            for (int m = 0; m < HYT_NB_NCOLL; m++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                         m ? ", " : "", hyt_nb_name((hyt_nb_t)m));
             snprintf(err, errlen, "--nonblocking: unknown nonblocking collective \"%.*s\"; give "
-                     "\"all\" or a comma-separated list of iallreduce, ibcast, ireduce, "
-                     "iallgather, ialltoall", (int)l, p);
+                     "\"all\" or a comma-separated list of %s", (int)l, p, names);
             return -1;
         }
         *mask |= 1u << n;
@@ -96,13 +114,43 @@ typedef struct bench {
     MPI_Comm comm;
     int rank, p;
     int *s, *d, *ref;
+    int *cnt, *dsp; /* the v-variants: c ints per rank, in rank order */
 } bench_t;
 
-/* Start the collective n on c ints per block (per rank for the reductions
- * and Ibcast). */
+/* The v-variants' counts and displacements for c ints per rank. */
+static void vblocks(const bench_t *b, int c)
+{
+    for (int i = 0; i < b->p; i++) {
+        b->cnt[i] = c;
+        b->dsp[i] = i * c;
+    }
+}
+
+/* Start the collective n on c ints per block (per rank for the reductions,
+ * Iscan and Ibcast). */
 static int start(const bench_t *b, hyt_nb_t n, int c, MPI_Request *q)
 {
     switch (n) {
+    case HYT_NB_IBARRIER:
+        return PMPI_Ibarrier(b->comm, q);
+    case HYT_NB_IGATHER:
+        return PMPI_Igather(b->s, c, MPI_INT, b->d, c, MPI_INT, 0, b->comm, q);
+    case HYT_NB_ISCATTER:
+        return PMPI_Iscatter(b->s, c, MPI_INT, b->d, c, MPI_INT, 0, b->comm, q);
+    case HYT_NB_IALLGATHERV:
+        vblocks(b, c);
+        return PMPI_Iallgatherv(b->s, c, MPI_INT, b->d, b->cnt, b->dsp, MPI_INT, b->comm, q);
+    case HYT_NB_IALLTOALLV:
+        vblocks(b, c);
+        return PMPI_Ialltoallv(b->s, b->cnt, b->dsp, MPI_INT, b->d, b->cnt, b->dsp, MPI_INT,
+                               b->comm, q);
+    case HYT_NB_IREDUCE_SCATTER:
+        vblocks(b, c);
+        return PMPI_Ireduce_scatter(b->s, b->d, b->cnt, MPI_INT, MPI_SUM, b->comm, q);
+    case HYT_NB_IREDUCE_SCATTER_BLOCK:
+        return PMPI_Ireduce_scatter_block(b->s, b->d, c, MPI_INT, MPI_SUM, b->comm, q);
+    case HYT_NB_ISCAN:
+        return PMPI_Iscan(b->s, b->d, c, MPI_INT, MPI_SUM, b->comm, q);
     case HYT_NB_IALLREDUCE:
         return PMPI_Iallreduce(b->s, b->d, c, MPI_INT, MPI_SUM, b->comm, q);
     case HYT_NB_IBCAST:
@@ -119,8 +167,32 @@ static int start(const bench_t *b, hyt_nb_t n, int c, MPI_Request *q)
 /* What the blocking PMPI collective gives (into b->ref); the bytes to compare. */
 static size_t reference(const bench_t *b, hyt_nb_t n, int c)
 {
-    size_t one = sizeof(int) * (size_t)c;
+    size_t one = sizeof(int) * (size_t)c, all = one * (size_t)b->p;
+    vblocks(b, c);
     switch (n) {
+    case HYT_NB_IBARRIER:
+        return 0;
+    case HYT_NB_IGATHER:
+        PMPI_Gather(b->s, c, MPI_INT, b->ref, c, MPI_INT, 0, b->comm);
+        return b->rank == 0 ? all : 0;
+    case HYT_NB_ISCATTER:
+        PMPI_Scatter(b->s, c, MPI_INT, b->ref, c, MPI_INT, 0, b->comm);
+        return one;
+    case HYT_NB_IALLGATHERV:
+        PMPI_Allgatherv(b->s, c, MPI_INT, b->ref, b->cnt, b->dsp, MPI_INT, b->comm);
+        return all;
+    case HYT_NB_IALLTOALLV:
+        PMPI_Alltoallv(b->s, b->cnt, b->dsp, MPI_INT, b->ref, b->cnt, b->dsp, MPI_INT, b->comm);
+        return all;
+    case HYT_NB_IREDUCE_SCATTER:
+        PMPI_Reduce_scatter(b->s, b->ref, b->cnt, MPI_INT, MPI_SUM, b->comm);
+        return one;
+    case HYT_NB_IREDUCE_SCATTER_BLOCK:
+        PMPI_Reduce_scatter_block(b->s, b->ref, c, MPI_INT, MPI_SUM, b->comm);
+        return one;
+    case HYT_NB_ISCAN:
+        PMPI_Scan(b->s, b->ref, c, MPI_INT, MPI_SUM, b->comm);
+        return one;
     case HYT_NB_IALLREDUCE:
         PMPI_Allreduce(b->s, b->ref, c, MPI_INT, MPI_SUM, b->comm);
         return one;
@@ -279,10 +351,12 @@ hyt_nb_table_t *hyt_nbtune_run(MPI_Comm comm, int nodes, int ppn, const hyt_nbtu
     b.s = malloc(sizeof(int) * maxc * (size_t)b.p);
     b.d = malloc(sizeof(int) * maxc * (size_t)b.p);
     b.ref = malloc(sizeof(int) * maxc * (size_t)b.p);
+    b.cnt = malloc(2 * sizeof(int) * (size_t)b.p);
+    b.dsp = b.cnt ? b.cnt + b.p : NULL;
     hyt_nb_table_t *out = b.rank == 0 ? calloc(1, sizeof *out) : NULL;
     cand_t *cands = malloc(MAX_CANDS * sizeof *cands);
     double (*t)[MAX_CANDS + 1] = malloc(sizeof *t * MAX_SIZES);
-    int ok = b.s && b.d && b.ref && cands && t && (b.rank || out) && hyt_mpit_begin() == 0, all;
+    int ok = b.s && b.d && b.ref && b.cnt && cands && t && (b.rank || out) && hyt_mpit_begin() == 0, all;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, b.comm);
     int kcap = o->k_max > 0 ? o->k_max : (b.p < 8 ? b.p : 8);
     if (kcap < 2)
@@ -312,16 +386,22 @@ hyt_nb_table_t *hyt_nbtune_run(MPI_Comm comm, int nodes, int ppn, const hyt_nbtu
             kall[i] = &kslot[i];
             hyt_cvar_read(&kslot[i], &ksaved[i]);
         }
-        logf_(log, b.rank, "tune: %s: %d MPICH candidates (algorithms x k up to %d), %d sizes "
-              "%llu..%llu B\n", hyt_nb_name((hyt_nb_t)n), nc, kcap, nsizes,
-              (unsigned long long)sizes[0], (unsigned long long)sizes[nsizes - 1]);
+
         /* this collective's share of what is left of the budget */
         int left = 0;
         for (int m = n; m < HYT_NB_NCOLL; m++)
             left += (o->mask >> m) & 1;
         double deadline = PMPI_Wtime() + (o->budget_s - (PMPI_Wtime() - t_start)) / left;
+        /* Ibarrier moves nothing: one size; the rules are keyed by hytune's
+         * selection size (Iallgatherv, Ialltoallv, Ireduce_scatter: all p blocks) */
+        hyt_coll_t coll = hyt_nb_coll((hyt_nb_t)n);
+        int ns = hyt_coll_props(coll) & HYT_CP_NO_COUNT ? 1 : nsizes;
+        uint64_t key = hyt_coll_props(coll) & HYT_CP_VECTOR ? (uint64_t)b.p : 1;
+        logf_(log, b.rank, "tune: %s: %d MPICH candidates (algorithms x k up to %d), %d sizes "
+              "%llu..%llu B\n", hyt_nb_name((hyt_nb_t)n), nc, kcap, ns,
+              (unsigned long long)(sizes[0] * key), (unsigned long long)(sizes[ns - 1] * key));
         int measured = 0;
-        for (int si = 0; si < nsizes; si++) {
+        for (int si = 0; si < ns; si++) {
             /* rank 0's clock decides, for every rank alike; the smallest size is always measured */
             int stop = si > 0 && o->budget_s > 0 && PMPI_Wtime() > deadline;
             PMPI_Bcast(&stop, 1, MPI_INT, 0, b.comm);
@@ -369,14 +449,14 @@ hyt_nb_table_t *hyt_nbtune_run(MPI_Comm comm, int nodes, int ppn, const hyt_nbtu
                         best = q;
                 double tn = t[si][nc];
                 int win = best >= 0 && (tn <= 0 || t[si][best] * 1.03 < tn);
-                hyt_nb_rule_t r = {.bytes_max = sizes[si], .predicted_us = -1, .native_us = -1,
+                hyt_nb_rule_t r = {.bytes_max = sizes[si] * key, .predicted_us = -1, .native_us = -1,
                                    .value = -1, .kv = {-1, -1}};
                 snprintf(r.alg, sizeof r.alg, "%s", win ? cands[best].alg : "auto");
                 r.k = win ? cands[best].k : 0;
                 r.native_us = tn > 0 ? tn * 1e6 : -1;
                 r.predicted_us = win ? t[si][best] * 1e6 : r.native_us;
                 logf_(log, 0, "tune: %s %llu B: %s%s%.0d %.2f us, MPICH's own choice %.2f us%s\n",
-                      hyt_nb_name((hyt_nb_t)n), (unsigned long long)sizes[si],
+                      hyt_nb_name((hyt_nb_t)n), (unsigned long long)(sizes[si] * key),
                       best >= 0 ? cands[best].alg : "(no candidate ran)",
                       best >= 0 && cands[best].k ? ":k=" : "", best >= 0 ? cands[best].k : 0,
                       best >= 0 ? t[si][best] * 1e6 : 0.0, tn * 1e6, win ? "" : " (kept)");
@@ -385,7 +465,7 @@ hyt_nb_table_t *hyt_nbtune_run(MPI_Comm comm, int nodes, int ppn, const hyt_nbtu
                 else
                     rules[nr++] = r;
             }
-            if (rules && nr > 0 && measured < nsizes && strcmp(rules[nr - 1].alg, "auto")) {
+            if (rules && nr > 0 && measured < ns && strcmp(rules[nr - 1].alg, "auto")) {
                 /* the sizes not measured keep MPICH's own choice */
                 rules[nr] = (hyt_nb_rule_t){.predicted_us = -1, .native_us = -1, .value = -1,
                                             .kv = {-1, -1}};
@@ -414,6 +494,7 @@ hyt_nb_table_t *hyt_nbtune_run(MPI_Comm comm, int nodes, int ppn, const hyt_nbtu
     free(b.s);
     free(b.d);
     free(b.ref);
+    free(b.cnt);
     free(cands);
     free(t);
     PMPI_Comm_free(&b.comm);
@@ -524,6 +605,17 @@ static char *params(hyt_nb_t n, const char *alg, int k)
         {HYT_NB_IALLGATHER, "tsp_recexch_halving", NULL},
         {HYT_NB_IALLTOALL, "tsp_brucks", NULL},
         {HYT_NB_IALLTOALL, "tsp_scattered", NULL},
+        /* the collectives added later: every algorithm with parameters is
+         * left to MPI_T (the file carries those without) */
+        {HYT_NB_IGATHER, "tsp_tree", NULL},
+        {HYT_NB_ISCATTER, "tsp_tree", NULL},
+        {HYT_NB_IALLGATHERV, "tsp_brucks", NULL},
+        {HYT_NB_IALLGATHERV, "tsp_recexch_doubling", NULL},
+        {HYT_NB_IALLGATHERV, "tsp_recexch_halving", NULL},
+        {HYT_NB_IALLTOALLV, "tsp_scattered", NULL},
+        {HYT_NB_IALLTOALLV, "tsp_blocked", NULL},
+        {HYT_NB_IREDUCE_SCATTER, "tsp_recexch", NULL},
+        {HYT_NB_IREDUCE_SCATTER_BLOCK, "tsp_recexch", NULL},
     };
     const char *spec = "";
     for (size_t i = 0; i < sizeof ps / sizeof *ps; i++)
@@ -604,6 +696,9 @@ static char *nb_choice(hyt_nb_t n, const char *alg, const char *prm, const char 
     if (n == HYT_NB_IALLTOALL) /* the benchmark's winners are not in place */
         leaf = guard(leaf, "{\"is_sendbuf_inplace=yes\":%2$s,\"is_sendbuf_inplace=no\":%1$s}",
                      "{\"algorithm=MPIR_Ialltoall_intra_sched_inplace\":{}}");
+    if (n == HYT_NB_IALLTOALLV)
+        leaf = guard(leaf, "{\"is_sendbuf_inplace=yes\":%2$s,\"is_sendbuf_inplace=no\":%1$s}",
+                     "{\"algorithm=MPIR_Ialltoallv_intra_sched_inplace\":{}}");
     return leaf;
 }
 

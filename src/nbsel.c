@@ -15,7 +15,12 @@ static const struct {
 } nbs[HYT_NB_NCOLL] = {
     {"iallreduce", HYT_COLL_ALLREDUCE}, {"ibcast", HYT_COLL_BCAST},
     {"ireduce", HYT_COLL_REDUCE},       {"iallgather", HYT_COLL_ALLGATHER},
-    {"ialltoall", HYT_COLL_ALLTOALL},
+    {"ialltoall", HYT_COLL_ALLTOALL},   {"ibarrier", HYT_COLL_BARRIER},
+    {"igather", HYT_COLL_GATHER},       {"iscatter", HYT_COLL_SCATTER},
+    {"iallgatherv", HYT_COLL_ALLGATHERV}, {"ialltoallv", HYT_COLL_ALLTOALLV},
+    {"ireduce_scatter", HYT_COLL_REDUCE_SCATTER},
+    {"ireduce_scatter_block", HYT_COLL_REDUCE_SCATTER_BLOCK},
+    {"iscan", HYT_COLL_SCAN},
 };
 
 /* MPICH 4.0.2's radix variables (src/mpi/coll/coll_algorithms.txt, the
@@ -37,6 +42,13 @@ static const struct {
     {HYT_NB_IALLGATHER, "tsp_recexch_doubling", {"RECEXCH_KVAL", NULL}},
     {HYT_NB_IALLGATHER, "tsp_recexch_halving", {"RECEXCH_KVAL", NULL}},
     {HYT_NB_IALLTOALL, "tsp_brucks", {"BRUCKS_KVAL", NULL}},
+    {HYT_NB_IGATHER, "tsp_tree", {"TREE_KVAL", NULL}},
+    {HYT_NB_ISCATTER, "tsp_tree", {"TREE_KVAL", NULL}},
+    {HYT_NB_IALLGATHERV, "tsp_brucks", {"BRUCKS_KVAL", NULL}},
+    {HYT_NB_IALLGATHERV, "tsp_recexch_doubling", {"RECEXCH_KVAL", NULL}},
+    {HYT_NB_IALLGATHERV, "tsp_recexch_halving", {"RECEXCH_KVAL", NULL}},
+    {HYT_NB_IREDUCE_SCATTER, "tsp_recexch", {"RECEXCH_KVAL", NULL}},
+    {HYT_NB_IREDUCE_SCATTER_BLOCK, "tsp_recexch", {"RECEXCH_KVAL", NULL}},
 };
 
 const char *hyt_nb_name(hyt_nb_t n)
@@ -272,6 +284,8 @@ int hyt_nb_apply(hyt_coll_t c, const hyt_comm_t *ctx, size_t bytes)
     if (!s)
         return -1;
     int lo = 0, hi = s->nrules - 1;
+    if (hyt_coll_props(c) & HYT_CP_LOCAL_SIZE)
+        lo = hi; /* the size differs between ranks: every rank takes the last rule */
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (bytes <= s->rules[mid].bytes_max)

@@ -24,6 +24,14 @@ typedef enum {
     HYT_NB_IREDUCE,
     HYT_NB_IALLGATHER,
     HYT_NB_IALLTOALL,
+    HYT_NB_IBARRIER,
+    HYT_NB_IGATHER,
+    HYT_NB_ISCATTER,
+    HYT_NB_IALLGATHERV,
+    HYT_NB_IALLTOALLV,
+    HYT_NB_IREDUCE_SCATTER,
+    HYT_NB_IREDUCE_SCATTER_BLOCK,
+    HYT_NB_ISCAN,
     HYT_NB_NCOLL
 } hyt_nb_t;
 
@@ -76,7 +84,9 @@ void hyt_nb_enable(void);
 void hyt_nb_release(void);
 extern int hyt_nb_active;
 /* Before a nonblocking call of c on ctx with selection size bytes: write
- * the rule's variables.  Returns the hyt_nb_t written, or -1 (nothing
+ * the rule's variables (a collective whose size differs between ranks,
+ * Ialltoallv, takes the rule set's last rule whatever the size, as blocking
+ * selection does).  Returns the hyt_nb_t written, or -1 (nothing
  * written: no rule, "auto", an intercommunicator). */
 int hyt_nb_apply(hyt_coll_t c, const hyt_comm_t *ctx, size_t bytes);
 /* After it: the previous values back. */

@@ -39,8 +39,11 @@
 #endif
 #include "test/check.h"
 
-enum { AR, BC, RD, AG, AA, NNB };
-static const char *const nb_up[NNB] = {"IALLREDUCE", "IBCAST", "IREDUCE", "IALLGATHER", "IALLTOALL"};
+enum { AR, BC, RD, AG, AA, IB, IG, IS, AGV, AAV, RS, RSB, SC, NNB };
+static const char *const nb_up[NNB] = {
+    "IALLREDUCE", "IBCAST",      "IREDUCE",    "IALLGATHER",      "IALLTOALL",
+    "IBARRIER",   "IGATHER",     "ISCATTER",   "IALLGATHERV",     "IALLTOALLV",
+    "IREDUCE_SCATTER", "IREDUCE_SCATTER_BLOCK", "ISCAN"};
 /* every radix variable of each collective (MPICH 4.0.2) */
 static const char *const kvars[NNB][3] = {
     {"RECEXCH_KVAL", "TREE_KVAL", NULL},
@@ -48,6 +51,14 @@ static const char *const kvars[NNB][3] = {
     {"TREE_KVAL", NULL, NULL},
     {"RECEXCH_KVAL", "BRUCKS_KVAL", NULL},
     {"BRUCKS_KVAL", NULL, NULL},
+    {"RECEXCH_KVAL", NULL, NULL},
+    {"TREE_KVAL", NULL, NULL},
+    {"TREE_KVAL", NULL, NULL},
+    {"RECEXCH_KVAL", "BRUCKS_KVAL", NULL},
+    {NULL, NULL, NULL},
+    {"RECEXCH_KVAL", NULL, NULL},
+    {"RECEXCH_KVAL", NULL, NULL},
+    {NULL, NULL, NULL},
 };
 
 static hyt_cvar_t alg_var[NNB], k_var[NNB][3];
@@ -106,6 +117,33 @@ SHADOW(MPI_Ialltoall, AA,
        (const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm,
         MPI_Request *q),
        (s, sc, st, r, rc, rt, comm, q))
+SHADOW(MPI_Ibarrier, IB, (MPI_Comm comm, MPI_Request *q), (comm, q))
+SHADOW(MPI_Igather, IG,
+       (const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
+        MPI_Comm comm, MPI_Request *q),
+       (s, sc, st, r, rc, rt, root, comm, q))
+SHADOW(MPI_Iscatter, IS,
+       (const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
+        MPI_Comm comm, MPI_Request *q),
+       (s, sc, st, r, rc, rt, root, comm, q))
+SHADOW(MPI_Iallgatherv, AGV,
+       (const void *s, int sc, MPI_Datatype st, void *r, const int *rc, const int *rd,
+        MPI_Datatype rt, MPI_Comm comm, MPI_Request *q),
+       (s, sc, st, r, rc, rd, rt, comm, q))
+SHADOW(MPI_Ialltoallv, AAV,
+       (const void *s, const int *sc, const int *sd, MPI_Datatype st, void *r, const int *rc,
+        const int *rd, MPI_Datatype rt, MPI_Comm comm, MPI_Request *q),
+       (s, sc, sd, st, r, rc, rd, rt, comm, q))
+SHADOW(MPI_Ireduce_scatter, RS,
+       (const void *s, void *r, const int *rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+        MPI_Request *q),
+       (s, r, rc, t, op, comm, q))
+SHADOW(MPI_Ireduce_scatter_block, RSB,
+       (const void *s, void *r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request *q),
+       (s, r, rc, t, op, comm, q))
+SHADOW(MPI_Iscan, SC,
+       (const void *s, void *r, int c, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request *q),
+       (s, r, c, t, op, comm, q))
 
 /* What test/data/table-nb.json says for collective n at bytes on p ranks
  * (this program runs on one node): algorithm name ("auto": the values
@@ -142,8 +180,38 @@ static void expect(int n, int bytes, int p, const char **alg, const char **kv1, 
     case AG:
         *alg = "tsp_recexch_doubling", *kv1 = "RECEXCH_KVAL", *k = 4;
         break;
-    default:
+    case AA:
         *alg = "tsp_brucks", *kv1 = "BRUCKS_KVAL", *k = 3;
+        break;
+    case IB:
+        *alg = "sched_recursive_doubling";
+        break;
+    case IG:
+        if (bytes <= 64)
+            *alg = "tsp_tree", *kv1 = "TREE_KVAL", *k = 3;
+        else
+            *alg = "sched_binomial";
+        break;
+    case IS:
+        *alg = "tsp_tree", *kv1 = "TREE_KVAL", *k = 2;
+        break;
+    case AGV: /* bytes: all p blocks */
+        if (bytes <= 1024)
+            *alg = "tsp_brucks", *kv1 = "BRUCKS_KVAL", *k = 3;
+        else
+            *alg = "tsp_recexch_doubling", *kv1 = "RECEXCH_KVAL", *k = 2;
+        break;
+    case AAV: /* its size differs between ranks: the last rule whatever the size */
+        *alg = "tsp_scattered";
+        break;
+    case RS:
+        *alg = "tsp_recexch", *kv1 = "RECEXCH_KVAL", *k = 3;
+        break;
+    case RSB:
+        *alg = "sched_recursive_halving";
+        break;
+    default:
+        *alg = "tsp_recursive_doubling";
     }
 }
 
@@ -179,6 +247,66 @@ static void check_vars(int n, int bytes, int calls_before)
     hyt_cvar_read(&alg_var[n], &now);
     CHECK(now == alg_orig[n], "%s: algorithm value %d after the call, was %d", nb_up[n], now,
           alg_orig[n]);
+}
+
+/* The collectives added after the first five, c ints per block (the
+ * v-variants: every rank's block, displacements in rank order), each
+ * against its blocking PMPI collective. */
+static void more_colls(int *s, int *d, int *ref, int c, int r, int p)
+{
+    int bytes = c * 4, all = bytes * p, before, *cnt = malloc(2 * sizeof(int) * (size_t)p);
+    int *dsp = cnt + p;
+    size_t one = sizeof(int) * (size_t)c;
+    for (int i = 0; i < p; i++)
+        cnt[i] = c, dsp[i] = i * c;
+    MPI_Request q;
+    before = seen_calls[IB];
+    CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &q) == MPI_SUCCESS, "ibarrier");
+    check_vars(IB, 0, before);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    before = seen_calls[IG];
+    MPI_Igather(s, c, MPI_INT, d, c, MPI_INT, 0, MPI_COMM_WORLD, &q);
+    check_vars(IG, bytes, before);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    PMPI_Gather(s, c, MPI_INT, ref, c, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK(r != 0 || !memcmp(d, ref, one * (size_t)p), "igather %d B result", bytes);
+    before = seen_calls[IS];
+    MPI_Iscatter(s, c, MPI_INT, d, c, MPI_INT, p - 1, MPI_COMM_WORLD, &q);
+    check_vars(IS, bytes, before);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    PMPI_Scatter(s, c, MPI_INT, ref, c, MPI_INT, p - 1, MPI_COMM_WORLD);
+    CHECK(!memcmp(d, ref, one), "iscatter %d B result", bytes);
+    before = seen_calls[AGV];
+    MPI_Iallgatherv(s, c, MPI_INT, d, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &q);
+    check_vars(AGV, all, before);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    PMPI_Allgatherv(s, c, MPI_INT, ref, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+    CHECK(!memcmp(d, ref, one * (size_t)p), "iallgatherv %d B result", all);
+    before = seen_calls[AAV];
+    MPI_Ialltoallv(s, cnt, dsp, MPI_INT, d, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &q);
+    check_vars(AAV, all, before);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    PMPI_Alltoallv(s, cnt, dsp, MPI_INT, ref, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+    CHECK(!memcmp(d, ref, one * (size_t)p), "ialltoallv %d B result", all);
+    before = seen_calls[RS];
+    MPI_Ireduce_scatter(s, d, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+    check_vars(RS, all, before);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    PMPI_Reduce_scatter(s, ref, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(!memcmp(d, ref, one), "ireduce_scatter %d B result", all);
+    before = seen_calls[RSB];
+    MPI_Ireduce_scatter_block(s, d, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+    check_vars(RSB, bytes, before);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    PMPI_Reduce_scatter_block(s, ref, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(!memcmp(d, ref, one), "ireduce_scatter_block %d B result", bytes);
+    before = seen_calls[SC];
+    MPI_Iscan(s, d, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+    check_vars(SC, bytes, before);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    PMPI_Scan(s, ref, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(!memcmp(d, ref, one), "iscan %d B result", bytes);
+    free(cnt);
 }
 
 static void vars_mode(void)
@@ -237,6 +365,7 @@ static void vars_mode(void)
         MPI_Wait(&q, MPI_STATUS_IGNORE);
         PMPI_Alltoall(s, c, MPI_INT, ref, c, MPI_INT, MPI_COMM_WORLD);
         CHECK(!memcmp(d, ref, sizeof(int) * (size_t)c * (size_t)p), "ialltoall %d B result", bytes);
+        more_colls(s, d, ref, c, r, p);
         free(s);
         free(d);
         free(ref);
@@ -378,16 +507,22 @@ static void export_all(const char *file)
     hyt_nb_rule_t ag[] = {{.bytes_max = 16, .alg = "tsp_brucks", .k = 2},
                           {.bytes_max = UINT64_MAX, .alg = "sched_recursive_doubling"}};
     hyt_nb_rule_t aa[] = {{.bytes_max = UINT64_MAX, .alg = "sched_permuted_sendrecv"}};
+    /* later collectives: a winner without parameters, and one with a radix (left out) */
+    hyt_nb_rule_t aav[] = {{.bytes_max = UINT64_MAX, .alg = "sched_blocked"}};
+    hyt_nb_rule_t ig[] = {{.bytes_max = UINT64_MAX, .alg = "tsp_tree", .k = 2}};
     hyt_nb_set_t sar = {INT32_MAX, INT32_MAX, 2, ar}, sbc = {INT32_MAX, INT32_MAX, 2, bc},
-                 sag = {INT32_MAX, INT32_MAX, 2, ag}, saa = {INT32_MAX, INT32_MAX, 1, aa};
-    hyt_nb_table_t t = {.nsets = {1, 1, 0, 1, 1}, .sets = {&sar, &sbc, NULL, &sag, &saa}};
+                 sag = {INT32_MAX, INT32_MAX, 2, ag}, saa = {INT32_MAX, INT32_MAX, 1, aa},
+                 saav = {INT32_MAX, INT32_MAX, 1, aav}, sig = {INT32_MAX, INT32_MAX, 1, ig};
+    hyt_nb_table_t t = {.nsets = {1, 1, 0, 1, 1, [HYT_NB_IALLTOALLV] = 1, [HYT_NB_IGATHER] = 1},
+                        .sets = {&sar, &sbc, NULL, &sag, &saa, [HYT_NB_IALLTOALLV] = &saav,
+                                 [HYT_NB_IGATHER] = &sig}};
     hyt_mpich_coll_t mc[HYT_NB_NCOLL];
     const char *names[HYT_NB_NCOLL];
     hyt_nbtune_keep_t keep;
     int won, dropped, n = hyt_nbtune_mpich(&t, mc, names, HYT_NB_NCOLL, &keep, &won, &dropped);
-    CHECK(n == 4 && won == 5 && dropped == 1, "export: %d collectives, %d won, %d dropped", n, won,
+    CHECK(n == 6 && won == 6 && dropped == 2, "export: %d collectives, %d won, %d dropped", n, won,
           dropped);
-    char *txt = n == 4 ? hyt_mpich_json_named(mc, names, n) : NULL;
+    char *txt = n == 6 ? hyt_mpich_json_named(mc, names, n) : NULL;
     static const char *const want[] = {
         /* iallreduce: the radix; builtin op and count >= pof2 */
         "\"avg_msg_size<=64\":{\"algorithm=MPIR_Iallreduce_intra_tsp_recexch_single_buffer\":{\"k=4\":{}}}",
@@ -399,10 +534,13 @@ static void export_all(const char *file)
         "{\"comm_size=pow2\":{\"algorithm=MPIR_Iallgather_intra_sched_recursive_doubling\":{}},\"comm_size=any\":{\"algorithm=MPIR_Iallgather_intra_sched_ring\":{}}}",
         /* ialltoall: not in place */
         "\"collective=ialltoall\":{\"comm_type=intra\":{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Ialltoall_intra_sched_inplace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Ialltoall_intra_sched_permuted_sendrecv\":{}}}",
+        /* ialltoallv: not in place either */
+        "{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Ialltoallv_intra_sched_inplace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Ialltoallv_intra_sched_blocked\":{}}}",
     };
     for (size_t i = 0; txt && i < sizeof want / sizeof *want; i++)
         CHECK(strstr(txt, want[i]), "the file has %s", want[i]);
     CHECK(txt && !strstr(txt, "tsp_brucks"), "Iallgather tsp_brucks left out");
+    CHECK(txt && !strstr(txt, "Igather_intra_tsp_tree"), "Igather tsp_tree left out");
     done_export(txt, file, r, &keep);
 }
 #endif
