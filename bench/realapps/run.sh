@@ -41,8 +41,8 @@
 # REALAPPS_RUN_TIMEOUT seconds of wall time (default 3600).
 # REALAPPS_RESUME=1 keeps what an earlier run of the harness into the same
 # OUTDIR finished: the table (same ranks, platform, collectives and tuning
-# options) and each run of the same mode, command and platform that ended
-# (checked again); the rest runs.
+# options) and each run of the same mode, command, platform (and table)
+# that ended (checked again); the rest runs.
 # Every run uses --cfg=smpi/simulate-computation:no and the MPICH selector
 # (bench/lib.sh smpi_run): the simulated time of a run is its communication
 # time.  Every run must pass the application's own check: NAS prints
@@ -291,7 +291,7 @@ verified() {
 # the collectives each benchmark calls (from its source), for the tuner
 colls_of() {
     case $1 in
-    is) echo alltoall,alltoallv,allreduce,reduce ;;
+    is) echo alltoall,alltoallv,allreduce,reduce,bcast ;;
     cg) echo allreduce,reduce ;;
     mg | lu) echo allreduce,reduce,bcast ;;
     ft) echo alltoall,reduce,bcast ;;
@@ -363,6 +363,8 @@ for plat in $plats; do
             # the run, as words: with REALAPPS_RESUME=1 a run directory holding
             # the same run, finished (its wall time written) is kept
             run="$* $np $plat $(app_cmd "$a")"
+            # offline and hybrid: and the same table (one tuned again runs them again)
+            case $mode in offline | hybrid) run="$run table $(cksum <"$table")" ;; esac
             if [ "${REALAPPS_RESUME:-0}" = 1 ] && [ -s "$rdir/wall" ] && [ "$(cat "$rdir/run" 2>/dev/null)" = "$run" ]; then
                 progress "realapps: $pname $np ranks: $a $input ($mode): kept from an earlier run"
                 wall=$(cat "$rdir/wall")
