@@ -249,63 +249,46 @@ static void check_vars(int n, int bytes, int calls_before)
           alg_orig[n]);
 }
 
+/* One call of n started with START (request q_) at selection size BYTES:
+ * the variables as the table says, then its first CMP result bytes against
+ * REF's (the blocking PMPI collective into ref). */
+#define NB_CASE(N, BYTES, START, REF, CMP, WHAT)                                            \
+    do {                                                                                    \
+        int before_ = seen_calls[N];                                                        \
+        MPI_Request q_;                                                                     \
+        CHECK((START) == MPI_SUCCESS, "%s %d B: start", WHAT, BYTES);                       \
+        check_vars(N, BYTES, before_);                                                      \
+        MPI_Wait(&q_, MPI_STATUS_IGNORE);                                                   \
+        REF;                                                                                \
+        CHECK((CMP) == 0 || !memcmp(d, ref, (CMP)), "%s %d B result", WHAT, BYTES);         \
+    } while (0)
+
 /* The collectives added after the first five, c ints per block (the
- * v-variants: every rank's block, displacements in rank order), each
- * against its blocking PMPI collective. */
+ * v-variants: every rank's block, displacements in rank order). */
 static void more_colls(int *s, int *d, int *ref, int c, int r, int p)
 {
-    int bytes = c * 4, all = bytes * p, before, *cnt = malloc(2 * sizeof(int) * (size_t)p);
+    int bytes = c * 4, all = bytes * p, *cnt = malloc(2 * sizeof(int) * (size_t)p);
     int *dsp = cnt + p;
-    size_t one = sizeof(int) * (size_t)c;
+    size_t one = sizeof(int) * (size_t)c, whole = one * (size_t)p;
+    MPI_Comm w = MPI_COMM_WORLD;
     for (int i = 0; i < p; i++)
         cnt[i] = c, dsp[i] = i * c;
-    MPI_Request q;
-    before = seen_calls[IB];
-    CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &q) == MPI_SUCCESS, "ibarrier");
-    check_vars(IB, 0, before);
-    MPI_Wait(&q, MPI_STATUS_IGNORE);
-    before = seen_calls[IG];
-    MPI_Igather(s, c, MPI_INT, d, c, MPI_INT, 0, MPI_COMM_WORLD, &q);
-    check_vars(IG, bytes, before);
-    MPI_Wait(&q, MPI_STATUS_IGNORE);
-    PMPI_Gather(s, c, MPI_INT, ref, c, MPI_INT, 0, MPI_COMM_WORLD);
-    CHECK(r != 0 || !memcmp(d, ref, one * (size_t)p), "igather %d B result", bytes);
-    before = seen_calls[IS];
-    MPI_Iscatter(s, c, MPI_INT, d, c, MPI_INT, p - 1, MPI_COMM_WORLD, &q);
-    check_vars(IS, bytes, before);
-    MPI_Wait(&q, MPI_STATUS_IGNORE);
-    PMPI_Scatter(s, c, MPI_INT, ref, c, MPI_INT, p - 1, MPI_COMM_WORLD);
-    CHECK(!memcmp(d, ref, one), "iscatter %d B result", bytes);
-    before = seen_calls[AGV];
-    MPI_Iallgatherv(s, c, MPI_INT, d, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &q);
-    check_vars(AGV, all, before);
-    MPI_Wait(&q, MPI_STATUS_IGNORE);
-    PMPI_Allgatherv(s, c, MPI_INT, ref, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
-    CHECK(!memcmp(d, ref, one * (size_t)p), "iallgatherv %d B result", all);
-    before = seen_calls[AAV];
-    MPI_Ialltoallv(s, cnt, dsp, MPI_INT, d, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &q);
-    check_vars(AAV, all, before);
-    MPI_Wait(&q, MPI_STATUS_IGNORE);
-    PMPI_Alltoallv(s, cnt, dsp, MPI_INT, ref, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
-    CHECK(!memcmp(d, ref, one * (size_t)p), "ialltoallv %d B result", all);
-    before = seen_calls[RS];
-    MPI_Ireduce_scatter(s, d, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
-    check_vars(RS, all, before);
-    MPI_Wait(&q, MPI_STATUS_IGNORE);
-    PMPI_Reduce_scatter(s, ref, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    CHECK(!memcmp(d, ref, one), "ireduce_scatter %d B result", all);
-    before = seen_calls[RSB];
-    MPI_Ireduce_scatter_block(s, d, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
-    check_vars(RSB, bytes, before);
-    MPI_Wait(&q, MPI_STATUS_IGNORE);
-    PMPI_Reduce_scatter_block(s, ref, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    CHECK(!memcmp(d, ref, one), "ireduce_scatter_block %d B result", bytes);
-    before = seen_calls[SC];
-    MPI_Iscan(s, d, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
-    check_vars(SC, bytes, before);
-    MPI_Wait(&q, MPI_STATUS_IGNORE);
-    PMPI_Scan(s, ref, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    CHECK(!memcmp(d, ref, one), "iscan %d B result", bytes);
+    NB_CASE(IB, 0, MPI_Ibarrier(w, &q_), (void)0, 0, "ibarrier");
+    NB_CASE(IG, bytes, MPI_Igather(s, c, MPI_INT, d, c, MPI_INT, 0, w, &q_),
+            PMPI_Gather(s, c, MPI_INT, ref, c, MPI_INT, 0, w), r == 0 ? whole : 0, "igather");
+    NB_CASE(IS, bytes, MPI_Iscatter(s, c, MPI_INT, d, c, MPI_INT, p - 1, w, &q_),
+            PMPI_Scatter(s, c, MPI_INT, ref, c, MPI_INT, p - 1, w), one, "iscatter");
+    NB_CASE(AGV, all, MPI_Iallgatherv(s, c, MPI_INT, d, cnt, dsp, MPI_INT, w, &q_),
+            PMPI_Allgatherv(s, c, MPI_INT, ref, cnt, dsp, MPI_INT, w), whole, "iallgatherv");
+    NB_CASE(AAV, all, MPI_Ialltoallv(s, cnt, dsp, MPI_INT, d, cnt, dsp, MPI_INT, w, &q_),
+            PMPI_Alltoallv(s, cnt, dsp, MPI_INT, ref, cnt, dsp, MPI_INT, w), whole, "ialltoallv");
+    NB_CASE(RS, all, MPI_Ireduce_scatter(s, d, cnt, MPI_INT, MPI_SUM, w, &q_),
+            PMPI_Reduce_scatter(s, ref, cnt, MPI_INT, MPI_SUM, w), one, "ireduce_scatter");
+    NB_CASE(RSB, bytes, MPI_Ireduce_scatter_block(s, d, c, MPI_INT, MPI_SUM, w, &q_),
+            PMPI_Reduce_scatter_block(s, ref, c, MPI_INT, MPI_SUM, w), one,
+            "ireduce_scatter_block");
+    NB_CASE(SC, bytes, MPI_Iscan(s, d, c, MPI_INT, MPI_SUM, w, &q_),
+            PMPI_Scan(s, ref, c, MPI_INT, MPI_SUM, w), one, "iscan");
     free(cnt);
 }
 
