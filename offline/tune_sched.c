@@ -25,18 +25,39 @@ static void meas_add(coll_state_t *cs, const hyt_al_point_t *pt, double us, doub
     cs->meas[cs->nmeas++] = (meas_t){*pt, us, sp, cut};
 }
 
-/* The measurement of exactly this point, an uncut one before a cut one;
- * NULL if none. */
-static const meas_t *meas_find(const coll_state_t *cs, const hyt_al_point_t *pt)
+/* The measurement of exactly this point into *out, an uncut one before a cut
+ * one; a point measured in full more than once (the model's re-measure rule,
+ * hyt_al_note_noise) answers the median of those times (mean of the middle
+ * two), as the model counts it.  NULL if none. */
+static const meas_t *meas_find(const coll_state_t *cs, const hyt_al_point_t *pt, meas_t *out)
 {
     const meas_t *found = NULL;
+    double us[8];
+    int n = 0;
     for (int i = 0; i < cs->nmeas; i++) {
-        const hyt_al_point_t *q = &cs->meas[i].pt;
-        if (q->nodes == pt->nodes && q->ppn == pt->ppn && q->bytes == pt->bytes &&
-            q->alg == pt->alg && q->k == pt->k && (!found || found->cut))
-            found = &cs->meas[i];
+        const meas_t *m = &cs->meas[i];
+        const hyt_al_point_t *q = &m->pt;
+        if (q->nodes != pt->nodes || q->ppn != pt->ppn || q->bytes != pt->bytes ||
+            q->alg != pt->alg || q->k != pt->k)
+            continue;
+        if (!found || found->cut)
+            found = m;
+        if (!m->cut && n < 8)
+            us[n++] = m->us;
     }
-    return found;
+    if (!found)
+        return NULL;
+    *out = *found;
+    if (n > 1) {
+        for (int a = 1; a < n; a++) /* insertion sort of at most 8 */
+            for (int b = a; b > 0 && us[b - 1] > us[b]; b--) {
+                double t = us[b];
+                us[b] = us[b - 1];
+                us[b - 1] = t;
+            }
+        out->us = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
+    }
+    return out;
 }
 
 /* The line: collective, points, benchmark seconds, expected gain left (or,
@@ -342,8 +363,9 @@ static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
         int m = 0;
         for (int i = 0; i < n; i++) {
             const hyt_al_point_t *p = &pts[2 * i + phase];
-            const meas_t *had = meas_find(cs, p);
-            double cu = phase ? guard_cut_us(meas_find(cs, &pts[2 * i])) : HUGE_VAL;
+            meas_t mh, mc;
+            const meas_t *had = meas_find(cs, p, &mh);
+            double cu = phase ? guard_cut_us(meas_find(cs, &pts[2 * i], &mc)) : HUGE_VAL;
             if (had && (!had->cut || had->us > cu)) { /* a cut native point slower than cu serves */
                 reused++;
                 continue;
@@ -359,7 +381,9 @@ static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
         for (int i = 0; i < n; i++) {
             if (owner[i] / MAX_RULES != s)
                 continue;
-            const meas_t *mc = meas_find(cs, &pts[2 * i]), *mn = meas_find(cs, &pts[2 * i + 1]);
+            meas_t bc, bn;
+            const meas_t *mc = meas_find(cs, &pts[2 * i], &bc),
+                         *mn = meas_find(cs, &pts[2 * i + 1], &bn);
             /* a failed point has no measurement; a cut candidate is never used */
             int keep = hyt_rules_guard_keep(mc && !mc->cut ? mc->us : -1, mc ? mc->sp : 0,
                                             mn ? mn->us : -1, mn ? mn->sp : 0, mn && mn->cut);
