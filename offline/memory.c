@@ -13,10 +13,74 @@
 #include "offline/memory.h"
 
 #include <hwloc.h>
+#ifdef HYT_SMPI
+#include <xbt/config.h>
+#endif
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Only the tuner's buffers are shared: the runtime and the tests never
+ * allocate with SMPI_SHARED_MALLOC (test shared-malloc-tuner-only); every
+ * algorithm's result is checked against PMPI by the tests, on each rank's
+ * own buffers. */
+void *hyt_mem_buf_alloc(size_t n)
+{
+#ifdef HYT_SMPI
+    return SMPI_SHARED_MALLOC(n);
+#else
+    return malloc(n);
+#endif
+}
+
+void hyt_mem_buf_free(void *p)
+{
+#ifdef HYT_SMPI
+    if (p)
+        SMPI_SHARED_FREE(p);
+#else
+    free(p);
+#endif
+}
+
+#ifdef HYT_SMPI
+/* Another call site than hyt_mem_buf_alloc's, for the probe. */
+static void *buf_alloc_elsewhere(size_t n)
+{
+    return SMPI_SHARED_MALLOC(n);
+}
+#endif
+
+int hyt_mem_buf_sharing(uint64_t *block)
+{
+    *block = 0;
+#ifdef HYT_SMPI
+    /* Two allocations from hyt_mem_buf_alloc's call site and one from
+     * another: global mode maps all three onto one memory, local mode the
+     * first two (it shares by call site), off none. */
+    unsigned char *a = hyt_mem_buf_alloc(4096), *b = hyt_mem_buf_alloc(4096);
+    unsigned char *c = buf_alloc_elsewhere(4096);
+    int mode = HYT_BUF_PRIVATE;
+    if (a && b && c) {
+        a[0] = 1;
+        b[0] = 2;
+        c[0] = 3;
+        mode = a[0] == 3 ? HYT_BUF_SHARED_ALL : a[0] == 2 ? HYT_BUF_SHARED_SITE : HYT_BUF_PRIVATE;
+    }
+    hyt_mem_buf_free(a);
+    hyt_mem_buf_free(b);
+    hyt_mem_buf_free(c);
+    if (mode == HYT_BUF_SHARED_ALL) {
+        double bs = sg_cfg_get_double("smpi/shared-malloc-blocksize");
+        *block = bs >= 4096 ? (uint64_t)bs : 4096;
+    }
+    return mode;
+#else
+    return HYT_BUF_PRIVATE;
+#endif
+}
 
 static int blocks_per_rank(hyt_coll_t c)
 {
@@ -25,7 +89,13 @@ static int blocks_per_rank(hyt_coll_t c)
 
 uint64_t hyt_mem_buffer(hyt_coll_t c, uint64_t bytes, int p)
 {
-    return blocks_per_rank(c) ? bytes * (uint64_t)(p > 0 ? p : 1) : bytes;
+    uint64_t np = (uint64_t)(p > 0 ? p : 1), need = blocks_per_rank(c) ? bytes * np : bytes;
+    if (hyt_coll_props(c) & HYT_CP_VECTOR) { /* whole elements on every rank */
+        uint64_t unit = hyt_coll_has_op(c) ? 4 : 1, per = (bytes / unit + np - 1) / np;
+        if (per * np * unit > need)
+            need = per * np * unit;
+    }
+    return need;
 }
 
 /* The call tune_bench.c's bench_args makes at selection size bytes on p ranks:
@@ -82,9 +152,16 @@ uint64_t hyt_mem_scratch(hyt_coll_t c, const hyt_alg_t *alg, int k, uint64_t byt
     return total;
 }
 
-uint64_t hyt_mem_rank_need(hyt_coll_t c, const hyt_alg_t *alg, int k, uint64_t bytes, int p)
+uint64_t hyt_mem_max_maps(void)
 {
-    return 2 * hyt_mem_buffer(c, bytes, p) + hyt_mem_scratch(c, alg, k, bytes, p);
+    unsigned long long v = 0;
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+    if (f) {
+        if (fscanf(f, "%llu", &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    return v ? v : 65530;
 }
 
 uint64_t hyt_mem_node_bytes(void)

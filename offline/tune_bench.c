@@ -33,24 +33,24 @@ static int bench_args(int c, uint64_t bytes, int p, bufs_t *b, hyt_args_t *a)
     size_t blk = (size_t)bytes, need = (size_t)hyt_mem_buffer((hyt_coll_t)c, bytes, p);
     size_t unit = red ? 4 : 1, per = (blk / unit + (size_t)p - 1) / (size_t)p;
     int vec = (hyt_coll_props((hyt_coll_t)c) & HYT_CP_VECTOR) != 0;
-    if (vec && per * (size_t)p * unit > need)
-        need = per * (size_t)p * unit; /* whole elements on every rank */
     /* exactly this point's size: a rank keeps no larger buffers than the
      * point it runs needs (the memory bound counts one point's need) */
     if (need != b->len) {
-        free(b->s);
-        free(b->r);
-        b->s = malloc(need);
-        b->r = malloc(need);
+        hyt_mem_buf_free(b->s);
+        hyt_mem_buf_free(b->r);
+        b->s = hyt_mem_buf_alloc(need);
+        b->r = hyt_mem_buf_alloc(need);
         b->len = need;
         if (!b->s || !b->r) {
-            free(b->s);
-            free(b->r);
+            hyt_mem_buf_free(b->s);
+            hyt_mem_buf_free(b->r);
             free(b->v);
             *b = (bufs_t){0};
             return -1;
         }
-        memset(b->s, 1, need); /* MPI_INT 0x01010101: sums stay exact at these sizes */
+        /* MPI_INT 0x01010101: sums stay exact at these sizes (SimGrid: the
+         * shared contents are any ranks' and meaningless) */
+        memset(b->s, 1, need);
         memset(b->r, 0, need);
     }
     memset(a, 0, sizeof *a);
@@ -365,8 +365,8 @@ void hyt_tune_bench_free(tune_bench_t *bs)
         if (bs->sub_cache[e].comm != MPI_COMM_NULL)
             PMPI_Comm_free(&bs->sub_cache[e].comm);
     bs->sub_cached = 0;
-    free(bs->b.s);
-    free(bs->b.r);
+    hyt_mem_buf_free(bs->b.s);
+    hyt_mem_buf_free(bs->b.r);
     free(bs->b.v);
     bs->b = (bufs_t){0};
 }

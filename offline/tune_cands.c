@@ -80,14 +80,37 @@ int hyt_tune_cand_ok(const cand_t *cd, int c, int nodes, int ppn, uint64_t bytes
 
 uint64_t hyt_tune_point_need(const mem_plan_t *m, int c, const cand_t *cd, int p, uint64_t b)
 {
-    return hyt_mem_rank_need((hyt_coll_t)c, cd->alg, cd->k, b, p) * (uint64_t)m->count;
+    uint64_t buf = hyt_mem_buffer((hyt_coll_t)c, b, p);
+    uint64_t scratch = hyt_mem_scratch((hyt_coll_t)c, cd->alg, cd->k, b, p);
+    if (m->sharing == HYT_BUF_PRIVATE)
+        return (2 * buf + scratch) * (uint64_t)m->count;
+    /* shared buffers (SimGrid): one memory for all ranks, a buffer's size
+     * (local mode: both buffers map it) or at most the block file (global
+     * mode); per rank its scratch and the page tables of its two mappings
+     * (8 bytes per 4 KiB page: every page is mapped) */
+    uint64_t once = m->sharing == HYT_BUF_SHARED_ALL && m->block < buf ? m->block : buf;
+    return once + (scratch + 2 * 8 * ((buf + 4095) / 4096)) * (uint64_t)m->count;
+}
+
+/* Memory mappings the benchmark buffers of all ranks take (global mode: one
+ * per block of each buffer, and one for a buffer's last partial block). */
+static uint64_t point_maps(const mem_plan_t *m, int c, int p, uint64_t b)
+{
+    if (m->sharing != HYT_BUF_SHARED_ALL)
+        return 0;
+    return 2 * (hyt_mem_buffer((hyt_coll_t)c, b, p) / m->block + 1) * (uint64_t)m->count;
+}
+
+int hyt_tune_size_fits(const mem_plan_t *m, int c, const cand_t *cd, int p, uint64_t bytes)
+{
+    return hyt_tune_point_need(m, c, cd, p, bytes) <= m->limit && point_maps(m, c, p, bytes) <= m->maps;
 }
 
 /* Is the grid point of (cd, p) at the power of two b within the limit?
  * Checked at 1.4 b, the largest size a chosen point is moved to (active.c). */
 int hyt_tune_point_fits(const mem_plan_t *m, int c, const cand_t *cd, int p, uint64_t b)
 {
-    return hyt_tune_point_need(m, c, cd, p, b + 2 * b / 5) <= m->limit;
+    return hyt_tune_size_fits(m, c, cd, p, b + 2 * b / 5);
 }
 
 /* The grid; top[q]: candidate q's largest size kept at the job's own shape
@@ -132,14 +155,20 @@ void hyt_tune_report_mem(const mem_plan_t *m, int c, const job_t *j, const cand_
         uint64_t next = hi ? 2 * hi : coll_gran(c);
         uint64_t need = UINT64_MAX;
         for (int q = 0; q < ncand; q++) {
-            uint64_t v = hyt_tune_point_need(m, c, &cands[q], j->nodes * j->ppn, next + 2 * next / 5);
+            uint64_t v = hyt_tune_point_need(m, c, &cands[q], j->nodes * j->ppn,
+                                             next + 2 * next / 5);
             need = v < need ? v : need;
         }
-        len = snprintf(line, sizeof line, "sizes above %s not benchmarked (%s, moved up to 1.4x, "
-                       "needs %s at least",
-                       hi ? hyt_mem_fmt(hi, a, sizeof a) : "none", hyt_mem_fmt(next, b, sizeof b),
-                       hyt_mem_fmt(need, d, sizeof d));
-        len += snprintf(line + len, sizeof line - (size_t)len, " for %d ranks)", m->count);
+        uint64_t at = next + 2 * next / 5, maps = point_maps(m, c, j->nodes * j->ppn, at);
+        len = snprintf(line, sizeof line, "sizes above %s not benchmarked (%s, moved up to 1.4x, ",
+                       hi ? hyt_mem_fmt(hi, a, sizeof a) : "none", hyt_mem_fmt(next, b, sizeof b));
+        if (need <= m->limit && maps > m->maps) /* memory fits: the mappings do not */
+            len += snprintf(line + len, sizeof line - (size_t)len, "needs %llu memory mappings "
+                            "for %d ranks' shared buffers, above %llu, half of vm.max_map_count)",
+                            (unsigned long long)maps, m->count, (unsigned long long)m->maps);
+        else
+            len += snprintf(line + len, sizeof line - (size_t)len, "needs %s at least for %d "
+                            "ranks)", hyt_mem_fmt(need, d, sizeof d), m->count);
     }
     /* candidates stopped below hi, grouped by their largest size */
     for (uint64_t at = hi; at > 0 && len < (int)sizeof line - 96;) {
@@ -264,6 +293,8 @@ void hyt_tune_mem_agree(uint64_t mem_limit, const job_t *j, mem_plan_t *m)
         m->count = hyt_world_size;
     free(per);
 #endif
+    m->sharing = hyt_mem_buf_sharing(&m->block);
+    m->maps = hyt_mem_max_maps() / 2; /* the other half: SimGrid's stacks, the heap, ... */
     if (look && !mem_limit)
         mine = hyt_mem_node_bytes();
     PMPI_Allreduce(&mine, &node, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
@@ -277,14 +308,18 @@ void hyt_tune_mem_agree(uint64_t mem_limit, const job_t *j, mem_plan_t *m)
             snprintf(why, sizeof why, "%.0f%% of %s", 100 * HYT_MEM_DEFAULT_SHARE,
                      m->node ? hyt_mem_fmt(m->node, n, sizeof n)
                                    : "4 GiB: the node's memory is unknown");
+        char how[160] = "the most ranks on one node";
+#ifdef HYT_SMPI
+        if (m->sharing == HYT_BUF_PRIVATE)
+            snprintf(how, sizeof how, "SimGrid: all ranks share one process; smpi/shared-malloc "
+                     "is off: each rank's benchmark buffers count");
+        else
+            snprintf(how, sizeof how, "SimGrid: all ranks share one process; their benchmark "
+                     "buffers map one memory (smpi/shared-malloc:%s), counted once, their scratch "
+                     "per rank", m->sharing == HYT_BUF_SHARED_ALL ? "global" : "local");
+#endif
         fprintf(stderr, "tune: memory: limit %s (%s), counted for %d ranks (%s); sizes whose "
                 "buffers and scratch exceed it are not benchmarked\n",
-                hyt_mem_fmt(m->limit, a, sizeof a), why, m->count,
-#ifdef HYT_SMPI
-                "SimGrid: all ranks share one process"
-#else
-                "the most ranks on one node"
-#endif
-        );
+                hyt_mem_fmt(m->limit, a, sizeof a), why, m->count, how);
     }
 }

@@ -31,11 +31,16 @@ typedef struct job {
 /* The memory bound (--mem-limit): a point is benchmarked only if what one
  * rank holds during it (memory.h), times the ranks counted, fits the limit.
  * Counted: the ranks of the largest node (every rank keeps its buffers
- * between points), all ranks of the job under SimGrid (one process).  The
- * same on every rank (hyt_tune_mem_agree). */
+ * between points), all ranks of the job under SimGrid (one process), where
+ * the buffers are shared (memory.h: counted once, each rank's page tables
+ * of them per rank) unless smpi/shared-malloc is off.  The same on every
+ * rank (hyt_tune_mem_agree). */
 typedef struct mem_plan {
     uint64_t limit, node;  /* bytes; node: the node's memory (0: not looked up) */
     int count;             /* ranks counted against the limit */
+    int sharing;           /* how the benchmark buffers are held: HYT_BUF_* (memory.h) */
+    uint64_t block;        /* HYT_BUF_SHARED_ALL: bytes of one mapping of the shared file */
+    uint64_t maps;         /* HYT_BUF_SHARED_ALL: mappings the buffers of all ranks may take */
 } mem_plan_t;
 
 /* Reductions run MPI_INT / MPI_SUM (exact, commutative): sizes are multiples of 4. */
@@ -62,7 +67,11 @@ int hyt_tune_cand_ok(const cand_t *cd, int c, int nodes, int ppn, uint64_t bytes
 /* Memory of a point of cd on p ranks at b bytes, for the ranks m counts. */
 uint64_t hyt_tune_point_need(const mem_plan_t *m, int c, const cand_t *cd, int p, uint64_t b);
 
-/* Is the grid point of (cd, p) at the power of two b within m's limit? */
+/* Does a point of cd on p ranks at exactly bytes fit m's limit? */
+int hyt_tune_size_fits(const mem_plan_t *m, int c, const cand_t *cd, int p, uint64_t bytes);
+
+/* Is the grid point of (cd, p) at the power of two b within m's limit
+ * (checked at 1.4 b, the largest size a grid point is moved to)? */
 int hyt_tune_point_fits(const mem_plan_t *m, int c, const cand_t *cd, int p, uint64_t b);
 
 /* The grid into *out (malloc'ed); top[q]: candidate q's largest size kept

@@ -285,8 +285,12 @@ static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes)
  * again.  The rule's candidate is measured in full first; native then races
  * it: a native point whose second call is slower than HYT_GUARD_CUT times
  * the candidate's median beyond the margin is cut there and the rule kept
- * (the candidate wins by far more than the noise).  All ranks run the rounds
- * (hyt_tune_coll_follow). */
+ * (the candidate wins by far more than the noise).  A size where the rule's
+ * candidate or native does not fit the memory limit (check sizes lie up to 2x
+ * a benchmarked power of two, and a candidate's grid may reach further than
+ * native's) is not measured there: native is written where the candidate
+ * does not fit, the rule is kept where only native does not.  All ranks run
+ * the rounds (hyt_tune_coll_follow). */
 #define GUARD_MAX 4096
 
 /* Rank 0: measure n points (rounds of at most 1024), racing each against
@@ -334,12 +338,14 @@ static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
     /* check i: pts[2i] the rule's candidate, pts[2i + 1] native */
     hyt_al_point_t *pts = malloc(GUARD_MAX * sizeof *pts), *todo = malloc(GUARD_MAX / 2 * sizeof *todo);
     int *owner = malloc(GUARD_MAX / 2 * sizeof *owner); /* shape * MAX_RULES + rule */
+    /* above the memory limit: 1 the rule's candidate, 2 native */
+    char *nofit = malloc(GUARD_MAX / 2);
     round_pt_t *rp = malloc(1024 * sizeof *rp);
     double *cut_us = malloc(GUARD_MAX / 2 * sizeof *cut_us);
     hyt_rules_verdict_t *v = malloc(GUARD_MAX / 2 * sizeof *v);
     hyt_tune_rule_t *tmp = malloc(MAX_RULES * sizeof *tmp);
-    int n = 0, checked = 0, changed = 0, native_sizes = 0, reused = 0;
-    if (!pts || !todo || !owner || !rp || !cut_us || !v || !tmp)
+    int n = 0, checked = 0, changed = 0, native_sizes = 0, reused = 0, over = 0, npts = 0;
+    if (!pts || !todo || !owner || !nofit || !rp || !cut_us || !v || !tmp)
         goto out;
     for (int s = 0; s < j->nshapes; s++) {
         int nodes = j->shapes[s][0], ppn = j->shapes[s][1];
@@ -354,6 +360,12 @@ static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
                 owner[n] = s * MAX_RULES + r;
                 pts[2 * n] = (hyt_al_point_t){nodes, ppn, sz[i], ru->alg, ru->k};
                 pts[2 * n + 1] = (hyt_al_point_t){nodes, ppn, sz[i], nat, 0};
+                const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand, &pts[2 * n]);
+                const cand_t *cn = hyt_tune_find_cand(cs->cands, cs->ncand, &pts[2 * n + 1]);
+                nofit[n] = (char)((!cd || !hyt_tune_size_fits(cs->mem, cs->c, cd, nodes * ppn, sz[i])) |
+                                  (!cn || !hyt_tune_size_fits(cs->mem, cs->c, cn, nodes * ppn, sz[i])) << 1);
+                over += nofit[n] != 0;
+                npts += nofit[n] & 1 ? 0 : nofit[n] & 2 ? 1 : 2;
                 n++;
             }
         }
@@ -362,6 +374,8 @@ static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
     for (int phase = 0; phase < 2; phase++) {
         int m = 0;
         for (int i = 0; i < n; i++) {
+            if (nofit[i] & (phase ? 3 : 1))
+                continue;
             const hyt_al_point_t *p = &pts[2 * i + phase];
             meas_t mh, mc;
             const meas_t *had = meas_find(cs, p, &mh);
@@ -385,7 +399,8 @@ static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
             const meas_t *mc = meas_find(cs, &pts[2 * i], &bc),
                          *mn = meas_find(cs, &pts[2 * i + 1], &bn);
             /* a failed point has no measurement; a cut candidate is never used */
-            int keep = hyt_rules_guard_keep(mc && !mc->cut ? mc->us : -1, mc ? mc->sp : 0,
+            int keep = !(nofit[i] & 1) &&
+                       hyt_rules_guard_keep(mc && !mc->cut ? mc->us : -1, mc ? mc->sp : 0,
                                             mn ? mn->us : -1, mn ? mn->sp : 0, mn && mn->cut);
             v[nv++] = (hyt_rules_verdict_t){owner[i] % MAX_RULES, pts[2 * i].bytes, keep};
             native_sizes += !keep;
@@ -398,14 +413,19 @@ static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
             changed += ch;
         }
     }
+    char why[160] = "";
+    if (over)
+        snprintf(why, sizeof why, "; %d sizes above the memory limit not measured (native kept "
+                 "where the rule's candidate does not fit, the rule where native does not)", over);
     fprintf(stderr, "tune: %s: native guard: %d rules replace native, measured against it at %d "
             "sizes (%d points, %d of them reused, %.3f s); native kept at %d sizes, %d rules "
-            "changed\n", hyt_coll_name((hyt_coll_t)cs->c), checked, n, 2 * n, reused,
-            cs->guard_cost, native_sizes, changed);
+            "changed%s\n", hyt_coll_name((hyt_coll_t)cs->c), checked, n - over, npts,
+            reused, cs->guard_cost, native_sizes, changed, why);
 out:
     free(pts);
     free(todo);
     free(owner);
+    free(nofit);
     free(rp);
     free(cut_us);
     free(v);
