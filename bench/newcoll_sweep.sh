@@ -27,6 +27,7 @@ ks="2 3 4 8 16 $np"
 progress "new collectives on $np ranks ($hosts x $ppn), $(basename "$plat")"
 for spec in "barrier dissemination $ks" "barrier knomial $ks" "gather knomial $ks" \
     "scatter knomial $ks" "allgatherv ring 0" "allgatherv recmult 2 3 4 8 16" \
+    "allgatherv kring 1 2 4 8 16 $np" "allgatherv composition 2 4 8 16" \
     "alltoallv pairwise 0" "alltoallv scattered 1 2 4 8 16 $((np - 1))" \
     "reduce_scatter rechalving 0" "reduce_scatter pairwise 0" "scan recdoubling 0" \
     "exscan recdoubling 0"; do
