@@ -65,7 +65,11 @@ static int advance(hyt_choice_t *c)
     while (++c->pos < c->n) {
         int j = c->order[c->pos];
         if (c->best >= 0 && c->pred[j] >= 0 && scale < HUGE_VAL) {
-            double lo = c->pred[j] - 2 * (c->sd[j] > 0 ? c->sd[j] : 0);
+            /* no prediction is taken as surer than the guard: a tie with
+             * the best (a jackknife spread of 0 from trees that all agree,
+             * or a time the arrival skew dominates) is measured */
+            double sd = c->sd[j] > c->guard * c->pred[j] ? c->sd[j] : c->guard * c->pred[j];
+            double lo = c->pred[j] - 2 * sd;
             double est = (lo > 0 ? lo : 0) * scale;
             if (!(est < c->best_t * (1 - c->guard))) {
                 c->status[j] = HYT_CAND_SKIPPED;

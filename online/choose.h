@@ -49,7 +49,8 @@ void hyt_choice_start(hyt_choice_t *c, int n, const double *pred, const double *
  * not measured yet whose optimistic estimate cannot beat the best by the
  * guard are skipped: estimate = (pred - 2 sd) x the lowest measured/predicted
  * ratio so far (the model's bias on this machine, taken in the candidate's
- * favour); a candidate without a prediction is always measured. */
+ * favour), sd at least guard x pred (a candidate predicted to tie the best
+ * is measured); a candidate without a prediction is always measured. */
 int hyt_choice_feed(hyt_choice_t *c, double t, double s);
 /* The window of c->next did not run it (every call fell back to PMPI, for a
  * reason that is the same on every rank): mark it and go on.  Returns the

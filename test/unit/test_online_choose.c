@@ -114,6 +114,19 @@ static void test_early_stop(void)
     w = run(&c, 3, p2, NULL, t2, seq, &ns);
     CHECK(ns == 1 && w == 0, "no deviations: %d windows", ns);
 
+    /* a tie the model is sure of (spread 0, the same prediction) is still
+     * measured: under arrival skew the measured times share a large common
+     * part (reduce 64 KiB, 64 ranks, linear arrival of 25 us: both predicted
+     * 5.98 us, measured 27.26 / 26.69 us, 2.1% apart) */
+    double p4[2] = {5.98, 5.98}, s4[2] = {1.24, 0}, t4[2] = {27.26, 26.69};
+    w = run(&c, 2, p4, s4, t4, seq, &ns);
+    CHECK(ns == 2 && w == 1, "sure tie measured: %d windows, winner %d", ns, w);
+    /* one predicted clearly slower with spread 0 is still skipped */
+    double p5[2] = {5.98, 6.5};
+    w = run(&c, 2, p5, s4, t4, seq, &ns);
+    CHECK(ns == 1 && w == 0 && c.status[1] == HYT_CAND_SKIPPED,
+          "sure and slower skipped: %d windows", ns);
+
     /* unknown predictions are always measured */
     double p3[3] = {10, -1, 30}, t3[3] = {10, 9, 1};
     w = run(&c, 3, p3, sd, t3, seq, &ns);
