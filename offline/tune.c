@@ -186,7 +186,7 @@ static int mpi_main(const tune_opts_t *t)
         rc = 1;
     hyt_nb_table_free(nb);
     if (rank == 0 && rc == 0 && cs) { /* the whole run, for scripts (bench/tune_scale.sh) */
-        int iters = 0, points = 0, failed = 0, retried = 0, ncut = 0;
+        int iters = 0, points = 0, failed = 0, retried = 0, ncut = 0, again = 0;
         double bench_s = 0;
         for (int i = 0; i < t->ncolls; i++) {
             hyt_al_status_t st;
@@ -197,10 +197,12 @@ static int mpi_main(const tune_opts_t *t)
             failed += st.failed;
             retried += cs[i].retried;
             ncut += cs[i].cut;
+            again += st.remeasured;
         }
         fprintf(stderr, "tune: done: %d collectives, %d iterations, %d points, benchmark %.6f s, "
-                "elapsed %.6f s (MPI_Wtime), %d retried, %d failed, %d cut\n", t->ncolls, iters,
-                points, bench_s, PMPI_Wtime() - start, retried, failed, ncut);
+                "elapsed %.6f s (MPI_Wtime), %d measured again, %d retried, %d failed, %d cut\n",
+                t->ncolls, iters, points, bench_s, PMPI_Wtime() - start, again, retried, failed,
+                ncut);
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     for (int i = 0; cs && i < t->ncolls; i++) {
