@@ -58,26 +58,31 @@ static int uses(const hyt_comm_t *ctx, int hybrid)
     return u;
 }
 
-/* MPI_COMM_WORLD's private duplicate is made here, inside MPI_Init, when
- * what can run on it includes a kernel: MPI_Comm_dup is a collective with a
- * set-up cost (SimGrid with MPICH's selection charges it 243 us at 64 ranks
- * on platforms/dragonfly-64.xml: bench/init_cost.sh), which belongs to
- * start-up, not to the application's first (often timed) collective.  So
- * are its node and leader communicators in hybrid mode when a rule or
- * candidate is a composition, so that no measured window pays for them; in
- * offline mode the first call that runs a composition makes them (a table
- * may compose at sizes the application never calls).  Every other
- * communicator gets its duplicate from the first call that runs a kernel on
- * it (algorithms/run.c); one that only ever runs MPI's own algorithms never
- * gets one. */
-static void world_setup(hyt_comm_t *world)
+/* A communicator's private duplicate is made by the first collective call
+ * hytune intercepts on it (every rank together, whatever the collective)
+ * when a table rule, forced choice or hybrid built-in shortlist can run a
+ * kernel there; so are its node and leader communicators in hybrid mode when
+ * a composition can run and a node holds several of its ranks, so that no
+ * measured window pays for them (offline mode: the first call that runs a
+ * composition makes them; a table may compose at sizes the application
+ * never calls).  MPI_Comm_dup is a collective with a set-up cost (SimGrid
+ * with MPICH's selection charges it 243 us at 64 ranks on
+ * platforms/dragonfly-64.xml: bench/init_cost.sh): a job pays it once, at
+ * the communicator's first collective (often an untimed barrier), never in
+ * MPI_Init for a communicator it never uses, and a communicator that only
+ * runs MPI's own algorithms never gets one (the first call that runs a
+ * kernel anyway makes it: algorithms/run.c). */
+static HYT_NOINLINE void comm_setup(hyt_comm_t *ctx)
 {
+    ctx->set_up = 1;
+    if (ctx->is_inter)
+        return;
     int hybrid = hyt_cfg.mode == HYT_MODE_HYBRID;
-    int u = world ? uses(world, hybrid) : 0;
+    int u = uses(ctx, hybrid);
     if (u & USES_KERNELS)
-        hyt_comm_priv(world);
-    if (hybrid && (u & USES_COMPOSITION))
-        hyt_comm_node_split(world);
+        hyt_comm_priv(ctx);
+    if (hybrid && (u & USES_COMPOSITION) && ctx->nodes < ctx->size)
+        hyt_comm_node_split(ctx);
 }
 
 int hyt_init(void)
@@ -109,7 +114,7 @@ int hyt_init(void)
         return MPI_SUCCESS;
     }
     hyt_comm_module_init();
-    world_setup(hyt_comm_get(MPI_COMM_WORLD));
+    hyt_comm_get(MPI_COMM_WORLD);
     hyt_stats_signals_init();
     hyt_initialized = 1;
     return MPI_SUCCESS;
@@ -234,8 +239,13 @@ int hyt_dispatch(hyt_args_t *a)
     a->bytes = hyt_call_size(a, ctx, &a->block);
     int bucket = hyt_bucket(a->bytes);
     hyt_key_t *key = ctx->keys[c][bucket];
-    if (HYT_UNLIKELY(!key) && !(key = hyt_key_get(ctx, c, bucket)))
-        return hyt_call_pmpi(a);
+    if (HYT_UNLIKELY(!key)) {
+        /* every rank's first call on ctx comes here (it has no key yet) */
+        if (!ctx->set_up)
+            comm_setup(ctx);
+        if (!(key = hyt_key_get(ctx, c, bucket)))
+            return hyt_call_pmpi(a);
+    }
     key->calls++;
     key->bytes += a->bytes;
     if (HYT_UNLIKELY(a->block > key->block_max))
