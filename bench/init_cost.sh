@@ -3,21 +3,15 @@
 # program that only calls MPI_Init and MPI_Finalize, run under SimGrid with
 # computation off (deterministic), without hytune and with it in each mode,
 # for SimGrid's default collective selection and MPICH's.  The "kernel table"
-# row gives MPI_COMM_WORLD an Allreduce rule that runs a kernel of hytune's
-# (its private duplicate is made by its first collective call, not in
-# MPI_Init).
+# row gives MPI_COMM_WORLD an Allreduce rule that runs a kernel of hytune's:
+# its private duplicate is made by the first call that runs one, not in
+# MPI_Init.
 #   sh bench/init_cost.sh [NP [PLATFORM]]       (defaults: 64, platforms/dragonfly-64.xml)
 # One rank per host (the platform needs NP hosts).  HYT_BUILD selects the build.
 # Prints one line per (selection, configuration): simulated seconds of the
 # whole run and the microseconds added over the run without hytune.
 # INIT_COST_MAX_US=N: exit 1 if a configuration adds more than N us (the
 # runs are deterministic: a test).
-# Then, with the kernel table, MPI_Init, an MPI_Barrier (its first collective:
-# it makes the private duplicate) and the first and second 8-byte
-# MPI_Allreduce after it, in simulated us: the set-up belongs to the
-# communicator's first collective, not to a later (timed) one.
-# INIT_COST_FIRST_MAX_US=N: exit 1 if the first call takes more than N us
-# longer than the second.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 HYT_TOP=$top
@@ -38,32 +32,8 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF
-cat >"$tmp/first.c" <<'EOF'
-#include <mpi.h>
-#include <stdio.h>
-int main(int argc, char **argv)
-{
-    double x = 1, y[2], t[3];
-    MPI_Init(&argc, &argv);
-    MPI_Barrier(MPI_COMM_WORLD);
-    for (int i = 0; i < 2; i++) {
-        t[i] = MPI_Wtime();
-        MPI_Allreduce(&x, &y[i], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    }
-    t[2] = MPI_Wtime();
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0)
-        printf("first %.1f second %.1f %s\n", (t[1] - t[0]) * 1e6, (t[2] - t[1]) * 1e6,
-               y[0] == size && y[1] == size ? "ok" : "WRONG");
-    MPI_Finalize();
-    return 0;
-}
-EOF
 smpicc -O2 "$tmp/empty.c" -o "$tmp/plain" 2>/dev/null || die "smpicc failed on $tmp/empty.c"
 "$B/bin/hytune-smpicc" -O2 "$tmp/empty.c" -o "$tmp/hytune"
-"$B/bin/hytune-smpicc" -O2 "$tmp/first.c" -o "$tmp/first"
 cat >"$tmp/native.json" <<'EOF'
 {"format": 1, "collectives": {"allreduce": [{"rules": [{"algorithm": "native"}]}]}}
 EOF
@@ -74,37 +44,27 @@ hostfile "$NP" 1 >"$tmp/hosts"
 max=${INIT_COST_MAX_US:-}
 over=0
 
-# selection default|mpich: SimGrid's collective selection for the next runs
-selection() {
-    if [ "$1" = mpich ]; then
-        SMPI_EXTRA=--cfg=smpi/coll-selector:mpich
-    else
-        SMPI_EXTRA=
-    fi
-    export SMPI_EXTRA
-}
-
-# run EXE [VAR=VALUE...]: one run, its output in $tmp/log
-run() {
+# sim EXE [VAR=VALUE...]: simulated seconds of one run
+sim() {
     _exe=$1
     shift
     env "$@" sh -c '. "$0"/bench/lib.sh; shift; smpi_run "$@"' "$top" - "$NP" "$PLAT" \
         "$tmp/hosts" --cfg=smpi/display-timing:yes --log=smpi_utils.thres:info "$_exe" \
         >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; die "run of $_exe ($*) failed"; }
-}
-
-# sim EXE [VAR=VALUE...]: simulated seconds of one run
-sim() {
-    run "$@"
     _t=$(sed -n 's/.*Simulated time: \([0-9.e+-]*\) seconds.*/\1/p' "$tmp/log")
-    [ -n "$_t" ] || die "no simulated time in the output of $*"
+    [ -n "$_t" ] || die "no simulated time in the output of $_exe ($*)"
     echo "$_t"
 }
 
 echo "# MPI_Init + MPI_Finalize, $NP ranks (one per host), $(basename "$PLAT"), computation off"
 printf '%-8s %-26s %14s %12s\n' selection configuration "simulated s" "added us"
 for sel in default mpich; do
-    selection "$sel"
+    if [ "$sel" = mpich ]; then
+        SMPI_EXTRA=--cfg=smpi/coll-selector:mpich
+    else
+        SMPI_EXTRA=
+    fi
+    export SMPI_EXTRA
     base=$(sim "$tmp/plain")
     printf '%-8s %-26s %14s %12s\n' "$sel" "no hytune" "$base" -
     for cfg in off offline hybrid "offline, native table" "offline, kernel table"; do
@@ -121,20 +81,5 @@ for sel in default mpich; do
             over=1
         fi
     done
-done
-
-fmax=${INIT_COST_FIRST_MAX_US:-}
-echo "# first and second 8 B MPI_Allreduce on MPI_COMM_WORLD after a barrier, offline, kernel table (simulated us)"
-for sel in default mpich; do
-    selection "$sel"
-    run "$tmp/first" HYTUNE_MODE=offline "HYTUNE_TABLE=$tmp/kernel.json"
-    line=$(grep '^first ' "$tmp/log") || { cat "$tmp/log" >&2; die "no timing line from $tmp/first"; }
-    echo "$sel $line"
-    case $line in *ok) ;; *) die "$sel: wrong Allreduce result: $line" ;; esac
-    extra=$(echo "$line" | awk '{ printf "%.1f", $2 - $4 }')
-    if [ -n "$fmax" ] && awk -v a="$extra" -v m="$fmax" 'BEGIN { exit !(a > m) }'; then
-        echo "init_cost.sh: $sel: the first call takes $extra us more than the second, above INIT_COST_FIRST_MAX_US=$fmax" >&2
-        over=1
-    fi
 done
 exit "$over"

@@ -490,7 +490,6 @@ struct hyt_comm {
     int my_node;            /* index of my node in 0..nodes-1 (by first appearance) */
     int node_rank;          /* my rank among the ranks of my node */
     int *node_of;           /* size entries: node index of every rank */
-    int set_up;             /* its first intercepted collective has run (src/runtime.c) */
     MPI_Comm priv;          /* private duplicate for hytune's own traffic, lazily */
     MPI_Comm node_comm;     /* lazily: ranks of my node (compositions) */
     MPI_Comm leader_comm;   /* lazily: node_rank == 0 ranks; MPI_COMM_NULL elsewhere */

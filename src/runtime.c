@@ -30,61 +30,6 @@ void hyt_stats_signals_finalize(void);
 extern MPI_Comm hyt_comm_last_comm;
 extern hyt_comm_t *hyt_comm_last_ctx;
 
-/* What a table rule, a forced choice or hybrid mode's built-in shortlist can
- * run on a communicator: a kernel of hytune's (it talks on the private
- * duplicate), a node-aware composition (it also needs the node and leader
- * communicators).  A shortlist's other candidates run only in hybrid mode. */
-enum { USES_KERNELS = 1, USES_COMPOSITION = 2 };
-
-static int alg_use(const hyt_alg_t *alg)
-{
-    if (!alg || (alg->flags & HYT_ALG_NATIVE))
-        return 0;
-    return USES_KERNELS | (alg->flags & HYT_ALG_COMPOSITION ? USES_COMPOSITION : 0);
-}
-
-static int uses(const hyt_comm_t *ctx, int hybrid)
-{
-    int u = hybrid && hyt_cfg.builtin_shortlist ? USES_KERNELS : 0;
-    for (int c = 0; c < HYT_NCOLL; c++) {
-        u |= alg_use(ctx->forced[c]);
-        for (int i = 0; ctx->rules[c] && i < ctx->rules[c]->nrules; i++) {
-            const hyt_rule_t *r = &ctx->rules[c]->rules[i];
-            u |= alg_use(r->alg);
-            for (int q = 1; hybrid && q < r->nshort; q++)
-                u |= alg_use(r->shortlist[q].alg);
-        }
-    }
-    return u;
-}
-
-/* A communicator's private duplicate is made by the first collective call
- * hytune intercepts on it (every rank together, whatever the collective)
- * when a table rule, forced choice or hybrid built-in shortlist can run a
- * kernel there; so are its node and leader communicators in hybrid mode when
- * a composition can run and a node holds several of its ranks, so that no
- * measured window pays for them (offline mode: the first call that runs a
- * composition makes them; a table may compose at sizes the application
- * never calls).  MPI_Comm_dup is a collective with a set-up cost (SimGrid
- * with MPICH's selection charges it 243 us at 64 ranks on
- * platforms/dragonfly-64.xml: bench/init_cost.sh): a job pays it once, at
- * the communicator's first collective (often an untimed barrier), never in
- * MPI_Init for a communicator it never uses, and a communicator that only
- * runs MPI's own algorithms never gets one (the first call that runs a
- * kernel anyway makes it: algorithms/run.c). */
-static HYT_NOINLINE void comm_setup(hyt_comm_t *ctx)
-{
-    ctx->set_up = 1;
-    if (ctx->is_inter)
-        return;
-    int hybrid = hyt_cfg.mode == HYT_MODE_HYBRID;
-    int u = uses(ctx, hybrid);
-    if (u & USES_KERNELS)
-        hyt_comm_priv(ctx);
-    if (hybrid && (u & USES_COMPOSITION) && ctx->nodes < ctx->size)
-        hyt_comm_node_split(ctx);
-}
-
 int hyt_init(void)
 {
     int rank = 0;
@@ -113,6 +58,16 @@ int hyt_init(void)
         hyt_table = NULL;
         return MPI_SUCCESS;
     }
+    /* MPI_COMM_WORLD's context now; its private duplicate, like every
+     * communicator's, on the first call that runs a kernel on it (every
+     * rank together: algorithms/run.c), and its node and leader
+     * communicators on the first call that runs a composition (hybrid
+     * mode: before the window that measures one, online/online.c).  These
+     * are collective, and SimGrid with MPICH's selection charges each new
+     * communicator the setup of MPICH's node-aware layout (0.24 ms at 64
+     * ranks): made in MPI_Init, an application whose collectives run on
+     * other communicators (NAS MG) or never at the sizes the table
+     * composes would pay them for nothing. */
     hyt_comm_module_init();
     hyt_comm_get(MPI_COMM_WORLD);
     hyt_stats_signals_init();
@@ -239,13 +194,8 @@ int hyt_dispatch(hyt_args_t *a)
     a->bytes = hyt_call_size(a, ctx, &a->block);
     int bucket = hyt_bucket(a->bytes);
     hyt_key_t *key = ctx->keys[c][bucket];
-    if (HYT_UNLIKELY(!key)) {
-        /* every rank's first call on ctx comes here (it has no key yet) */
-        if (!ctx->set_up)
-            comm_setup(ctx);
-        if (!(key = hyt_key_get(ctx, c, bucket)))
-            return hyt_call_pmpi(a);
-    }
+    if (HYT_UNLIKELY(!key) && !(key = hyt_key_get(ctx, c, bucket)))
+        return hyt_call_pmpi(a);
     key->calls++;
     key->bytes += a->bytes;
     if (HYT_UNLIKELY(a->block > key->block_max))
