@@ -182,7 +182,7 @@ RAND = randdp
 EOF
 for a in $nas_apps; do
     exe=$bdir/bin/$a.$class.x
-    [ -x "$exe" ] && continue
+    current "$exe" && continue
     progress "realapps: building NAS $a class $class"
     up=$(echo "$a" | tr a-z A-Z)
     (cd "$bdir" && make "$up" CLASS="$class") >"$out/build-$a.$class.log" 2>&1 && [ -x "$exe" ] ||
@@ -190,11 +190,20 @@ for a in $nas_apps; do
 done
 }
 
+# current EXE: EXE exists and was linked after hytune's library was last
+# built; otherwise it is removed, so that make links it again (an application
+# binary holds the library it was linked with: a kept one would run old code)
+current() {
+    [ -x "$1" ] && [ ! "$B/lib/libhytune-smpi.a" -nt "$1" ] && return 0
+    rm -f "$1"
+    return 1
+}
+
 # HPCG: its reference code with a setup file for hytune's C++ wrapper, no OpenMP
 build_hpcg() {
     hdir=$out/hpcg
     copy_tree "$hpcg_src" "$hdir"
-    [ -x "$hdir/bin/xhpcg" ] && return 0
+    current "$hdir/bin/xhpcg" && return 0
     progress "realapps: building HPCG"
     sed -e "s|^CXX .*|CXX          = $B/bin/hytune-smpicxx|" -e 's|^HPCG_OPTS .*|HPCG_OPTS     = -DHPCG_NO_OPENMP|' \
         -e 's| -fopenmp||' "$hdir/setup/Make.MPI_GCC_OMP" >"$hdir/setup/Make.SMPI_HYTUNE" || die "cannot write $hdir/setup/Make.SMPI_HYTUNE"
@@ -206,7 +215,7 @@ build_hpcg() {
 build_comd() {
     cdir=$out/comd
     copy_tree "$comd_src" "$cdir"
-    [ -x "$cdir/bin/CoMD-mpi" ] && return 0
+    current "$cdir/bin/CoMD-mpi" && return 0
     progress "realapps: building CoMD"
     (cd "$cdir/src-mpi" && cp Makefile.vanilla Makefile && make CC="$B/bin/hytune-smpicc" OPTFLAGS=-O2) \
         >"$out/build-comd.log" 2>&1 && [ -x "$cdir/bin/CoMD-mpi" ] ||
@@ -218,7 +227,7 @@ build_comd() {
 build_minife() {
     mdir=$out/minife
     copy_tree "$minife_src" "$mdir"
-    [ -x "$mdir/ref/src/miniFE.x" ] && return 0
+    current "$mdir/ref/src/miniFE.x" && return 0
     progress "realapps: building miniFE"
     printf '#include <mpi.h>\n#define MPI_Pcontrol(...) MPI_SUCCESS\n' >"$mdir/ref/src/smpi_pcontrol.h" ||
         die "cannot write $mdir/ref/src/smpi_pcontrol.h"
@@ -233,7 +242,7 @@ build_minife() {
 build_lulesh() {
     ldir=$out/lulesh
     copy_tree "$lulesh_src" "$ldir"
-    [ -x "$ldir/lulesh2.0" ] && return 0
+    current "$ldir/lulesh2.0" && return 0
     progress "realapps: building LULESH"
     (cd "$ldir" && make CXX="$B/bin/hytune-smpicxx -DUSE_MPI=1" CXXFLAGS="-O2 -I." LDFLAGS=-O2) \
         >"$out/build-lulesh.log" 2>&1 && [ -x "$ldir/lulesh2.0" ] ||
