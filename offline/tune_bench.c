@@ -88,9 +88,9 @@ static int bench_args(int c, uint64_t bytes, int p, bufs_t *b, hyt_args_t *a)
     return 0;
 }
 
-static double median(double *v, int n)
+double hyt_tune_median(double *v, int n)
 {
-    for (int i = 1; i < n; i++) /* insertion sort: n <= HYT_BENCH_MAX_REPS */
+    for (int i = 1; i < n; i++) /* insertion sort: n is small */
         for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
             double t = v[j];
             v[j] = v[j - 1];
@@ -207,7 +207,7 @@ static double bench_attempt(const tune_bench_t *bs, hyt_args_t *a, const cand_t 
         reps[n++] = t;
         spent += t;
     }
-    double med = median(reps, n); /* sorts reps */
+    double med = hyt_tune_median(reps, n); /* sorts reps */
     /* standard error of the median's log: one call's sigma from the
      * interquartile range (/ 1.349), times 1.2533 / sqrt(n) */
     *spread = med > 0 ? 1.2533 * (reps[(3 * n) / 4] - reps[n / 4]) / med / 1.349 / sqrt(n) : 0;

@@ -58,4 +58,8 @@ int hyt_tune_run_round(tune_bench_t *bs, const job_t *j, const cand_t *cands, in
 /* Free the buffers and the cached sub-communicators (before MPI_Finalize). */
 void hyt_tune_bench_free(tune_bench_t *bs);
 
+/* The median of v[0..n-1], n >= 1 and small (mean of the middle two for
+ * even n); sorts v. */
+double hyt_tune_median(double *v, int n);
+
 #endif

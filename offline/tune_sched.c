@@ -48,15 +48,8 @@ static const meas_t *meas_find(const coll_state_t *cs, const hyt_al_point_t *pt,
     if (!found)
         return NULL;
     *out = *found;
-    if (n > 1) {
-        for (int a = 1; a < n; a++) /* insertion sort of at most 8 */
-            for (int b = a; b > 0 && us[b - 1] > us[b]; b--) {
-                double t = us[b];
-                us[b] = us[b - 1];
-                us[b - 1] = t;
-            }
-        out->us = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
-    }
+    if (n > 1)
+        out->us = hyt_tune_median(us, n);
     return out;
 }
 
