@@ -2,9 +2,11 @@
  * Allgatherv, Alltoallv, Reduce_scatter, Scan and Exscan, and of the MPI
  * library's own selection (run smpirun with --cfg=smpi/coll-selector:mpich
  * for SimGrid's MPICH selection).
- *   newcoll_sweep COLL [skew] native        PMPI
- *   newcoll_sweep COLL [skew] ALG K...      hytune's ALG with every K (0: no radix)
- * Sizes 8 B .. 1 MiB (x4 steps, then 1 MiB) of MPI_INT:
+ *   newcoll_sweep [-s B,B,...] COLL [skew] native     PMPI
+ *   newcoll_sweep [-s B,B,...] COLL [skew] table      hytune's dispatch, as MPI_<COLL>
+ *                                                     reaches it (HYTUNE_TABLE, HYTUNE_MODE)
+ *   newcoll_sweep [-s B,B,...] COLL [skew] ALG K...   hytune's ALG with every K (0: no radix)
+ * Sizes 8 B .. 1 MiB (x4 steps, then 1 MiB), or the list -s, of MPI_INT:
  *   gather, scatter, allgatherv, reduce_scatter: the whole vector (each rank's
  *   block size/p, at least one int); alltoallv: what one rank sends in all;
  *   scan, exscan: the vector; barrier: one point of 0 bytes.
@@ -21,12 +23,17 @@
 
 #define MAXB (1 << 20)
 
+static int table_mode;
+
 static double one(hyt_args_t *a, const hyt_alg_t *alg, int k)
 {
     PMPI_Barrier(MPI_COMM_WORLD);
     double t0 = PMPI_Wtime();
     hyt_fallback_t fb = HYT_FB_NONE;
-    int rc = alg ? hyt_run_alg(a, alg, k, &fb) : hyt_pmpi_call(a);
+    hyt_args_t call = *a; /* hyt_dispatch fills fields of its own */
+    int rc = alg          ? hyt_run_alg(&call, alg, k, &fb)
+             : table_mode ? hyt_dispatch(&call)
+                          : hyt_pmpi_call(&call);
     if (rc != MPI_SUCCESS || fb != HYT_FB_NONE) {
         fprintf(stderr, "newcoll_sweep: %s %s:%d failed (error %d, fallback %s)\n",
                 hyt_coll_name(a->coll), alg ? alg->name : "native", k, rc, hyt_fallback_name(fb));
@@ -57,12 +64,26 @@ static long displs(int p, const int *c, int *d)
     return at;
 }
 
-static void sweep(hyt_coll_t c, int skew, const hyt_alg_t *alg, const char *name, int k, int p,
-                  int me, int *v)
+/* The next size after b: of the list (-s; -1 after its end), else 8 B .. 1 MiB x4. */
+static long next_size(hyt_coll_t c, const char *list, int *at, long b)
 {
-    int *sc = v, *sd = v + p, *rc = v + 2 * p, *rd = v + 3 * p;
-    for (long b = c == HYT_COLL_BARRIER ? 0 : 8; b <= MAXB;
-         b = b == 0 ? MAXB + 1 : (b < MAXB && b * 4 > MAXB ? MAXB : b * 4)) {
+    if (c == HYT_COLL_BARRIER)
+        return b < 0 ? 0 : -1;
+    if (list) {
+        const char *s = list;
+        for (int i = 0; i < *at && s; i++)
+            s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
+        ++*at;
+        return s && *s ? atol(s) : -1;
+    }
+    return b < 0 ? 8 : b >= MAXB ? -1 : b * 4 > MAXB ? MAXB : b * 4;
+}
+
+static void sweep(hyt_coll_t c, int skew, const hyt_alg_t *alg, const char *name, int k, int p,
+                  int me, int *v, const char *list)
+{
+    int *sc = v, *sd = v + p, *rc = v + 2 * p, *rd = v + 3 * p, at = 0;
+    for (long b = next_size(c, list, &at, -1); b >= 0; b = next_size(c, list, &at, b)) {
         long n = b / (long)sizeof(int);
         hyt_args_t a = {.coll = c, .count = (int)n, .type = MPI_INT, .scount = (int)n,
                         .stype = MPI_INT, .op = MPI_SUM, .comm = MPI_COMM_WORLD, .root = 0,
@@ -105,22 +126,30 @@ int main(int argc, char **argv)
     int p, me;
     PMPI_Comm_size(MPI_COMM_WORLD, &p);
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
-    int cc = argc >= 3 ? hyt_coll_from_name(argv[1]) : -1, arg = 2;
+    const char *list = NULL;
+    int first = 1;
+    if (argc > 2 && strcmp(argv[1], "-s") == 0) {
+        list = argv[2];
+        first = 3;
+    }
+    int cc = argc >= first + 2 ? hyt_coll_from_name(argv[first]) : -1, arg = first + 1;
     int skew = argc > arg && strcmp(argv[arg], "skew") == 0;
     arg += skew;
     int native = argc > arg && strcmp(argv[arg], "native") == 0;
+    table_mode = argc > arg && strcmp(argv[arg], "table") == 0;
     const hyt_alg_t *alg =
-        cc >= 0 && argc > arg && !native ? hyt_alg_find((hyt_coll_t)cc, argv[arg]) : NULL;
-    if (cc < 0 || (!native && !alg)) {
+        cc >= 0 && argc > arg && !native && !table_mode ? hyt_alg_find((hyt_coll_t)cc, argv[arg])
+                                                        : NULL;
+    if (cc < 0 || (!native && !table_mode && !alg)) {
         if (me == 0)
-            fprintf(stderr, "usage: newcoll_sweep COLL [skew] native|ALG K...\n");
+            fprintf(stderr, "usage: newcoll_sweep [-s B,B,...] COLL [skew] native|table|ALG K...\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int *v = malloc(4 * (size_t)p * sizeof(int));
-    if (native)
-        sweep((hyt_coll_t)cc, skew, NULL, "native", 0, p, me, v);
-    for (int i = arg + 1; !native && i < argc; i++)
-        sweep((hyt_coll_t)cc, skew, alg, alg->name, atoi(argv[i]), p, me, v);
+    if (native || table_mode)
+        sweep((hyt_coll_t)cc, skew, NULL, argv[arg], 0, p, me, v, list);
+    for (int i = arg + 1; alg && i < argc; i++)
+        sweep((hyt_coll_t)cc, skew, alg, alg->name, atoi(argv[i]), p, me, v, list);
     free(v);
     MPI_Finalize();
     return 0;

@@ -5,6 +5,7 @@
 #
 #   sh bench/tune_repro.sh -o OUTDIR [-p PLATFORM] [-n NODES] [-q PPN]
 #        [-c "allreduce alltoall reduce bcast"] [-m MAX_BYTES] [-a "TUNE ARGS"]
+#        [-t TABLE]
 #
 # Defaults: platforms/dragonfly-64.xml, 16 nodes x 4 ppn (64 ranks), the four
 # collectives above, sizes up to 16384 bytes:
@@ -15,6 +16,15 @@
 #      4 .. MAX_BYTES (OUTDIR/pow2) and at 3 x the powers of two 12 .. 3/4 MAX_BYTES,
 #      sizes between the table's grid points (OUTDIR/mid); collbench times each
 #      size with a barrier before every call, mean per rank, max over ranks.
+#      The collectives collbench does not run (barrier, gather, scatter,
+#      allgatherv, alltoallv, reduce_scatter, scan, exscan) are timed by
+#      bench/newcoll_sweep.c instead, at the same sizes as the table keys them
+#      (docs/table-format.md; Allgatherv, Alltoallv and Reduce_scatter from
+#      4 B per block, even blocks and, as "COLL-skew", every 8th block 8 times
+#      the others): MPICH's selection against hytune's dispatch with the table
+#      (HYTUNE_MODE=offline), a barrier before each call, the slowest rank's
+#      time, mean of 3 calls after one warm-up call (OUTDIR/new).
+# -t TABLE: measure this table instead of tuning one (step 1 skipped).
 # Prints every (collective, size) with MPICH's time, the table's time and the
 # ratio MPICH / table (> 1: the table is faster), the lowest ratio, and the
 # points below 0.97.  Exit status 0 even when some are below (the numbers are
@@ -24,11 +34,11 @@ HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
 out='' plat=$HYT_TOP/platforms/dragonfly-64.xml nodes=16 ppn=4
-colls="allreduce alltoall reduce bcast" maxb=16384 targs=''
-while getopts o:p:n:q:c:m:a: opt; do
+colls="allreduce alltoall reduce bcast" maxb=16384 targs='' table=''
+while getopts o:p:n:q:c:m:a:t: opt; do
     case $opt in
     o) out=$OPTARG ;; p) plat=$OPTARG ;; n) nodes=$OPTARG ;; q) ppn=$OPTARG ;;
-    c) colls=$OPTARG ;; m) maxb=$OPTARG ;; a) targs=$OPTARG ;;
+    c) colls=$OPTARG ;; m) maxb=$OPTARG ;; a) targs=$OPTARG ;; t) table=$OPTARG ;;
     *) die "usage: see the comment at the top of bench/tune_repro.sh" ;;
     esac
 done
@@ -44,6 +54,18 @@ out=$(cd "$out" && pwd)
 np=$((nodes * ppn))
 hostfile "$nodes" "$ppn" | write_atomic "$out/hostfile"
 clist=$(echo "$colls" | tr ' ' ',')
+old='' new=''
+for c in $colls; do
+    case $c in
+    allreduce | alltoall | reduce | bcast | allgather) old="$old $c" ;;
+    barrier | gather | scatter | allgatherv | alltoallv | reduce_scatter | scan | exscan) new="$new $c" ;;
+    *) die "-c: no benchmark for \"$c\" here" ;;
+    esac
+done
+if [ -n "$table" ]; then
+    [ -s "$table" ] || die "-t: no table $table"
+    cp "$table" "$out/table.json" || die "cannot copy $table"
+fi
 
 if [ ! -s "$out/table.json" ]; then
     progress "tune_repro: hytune tune, $nodes x $ppn on $pname, $clist up to $maxb bytes"
@@ -54,20 +76,62 @@ if [ ! -s "$out/table.json" ]; then
         die "the tuning run failed (see $out/tune.log)"
     mv "$out/table.json.tmp" "$out/table.json"
 fi
-grep -E 'native guard|tune: done' "$out/tune.log"
+[ ! -f "$out/tune.log" ] || grep -E 'native guard|tune: done' "$out/tune.log"
+: >"$out/new.csv"
 
-progress "tune_repro: powers of two 4 .. $maxb"
-sh "$HYT_TOP/bench/eval_coll.sh" -o "$out/pow2" -t "$out/table.json" -P "$pname:$nodes:$ppn" \
-    -c "$colls" -s 4 -m "$maxb" -x 2 -M "mpich offline" >"$out/pow2.txt" ||
-    die "bench/eval_coll.sh failed (see $out/pow2.txt, $out/pow2/coll.log)"
-progress "tune_repro: sizes between: 12 .. $((maxb * 3 / 4))"
-sh "$HYT_TOP/bench/eval_coll.sh" -o "$out/mid" -t "$out/table.json" -P "$pname:$nodes:$ppn" \
-    -c "$colls" -s 12 -m $((maxb * 3 / 4)) -x 2 -M "mpich offline" >"$out/mid.txt" ||
-    die "bench/eval_coll.sh failed (see $out/mid.txt, $out/mid/coll.log)"
+if [ -n "$old" ]; then
+    progress "tune_repro: powers of two 4 .. $maxb"
+    sh "$HYT_TOP/bench/eval_coll.sh" -o "$out/pow2" -t "$out/table.json" -P "$pname:$nodes:$ppn" \
+        -c "$old" -s 4 -m "$maxb" -x 2 -M "mpich offline" >"$out/pow2.txt" ||
+        die "bench/eval_coll.sh failed (see $out/pow2.txt, $out/pow2/coll.log)"
+    progress "tune_repro: sizes between: 12 .. $((maxb * 3 / 4))"
+    sh "$HYT_TOP/bench/eval_coll.sh" -o "$out/mid" -t "$out/table.json" -P "$pname:$nodes:$ppn" \
+        -c "$old" -s 12 -m $((maxb * 3 / 4)) -x 2 -M "mpich offline" >"$out/mid.txt" ||
+        die "bench/eval_coll.sh failed (see $out/mid.txt, $out/mid/coll.log)"
+fi
+
+if [ -n "$new" ]; then
+    mkdir -p "$out/new" || die "cannot create $out/new"
+    "$B/bin/hytune-smpicc" -std=c11 -O2 -I"$HYT_TOP" "$HYT_TOP/bench/newcoll_sweep.c" \
+        -o "$out/new/sweep" || die "cannot build bench/newcoll_sweep.c"
+    for c in $new; do
+        # the table's key sizes (powers of two and 3 x them up to MAX_BYTES), as
+        # newcoll_sweep sizes them: Gather/Scatter the whole vector (p blocks)
+        lo=4 mul=1 shapes=even
+        case $c in gather | scatter) mul=$np ;; allgatherv | alltoallv | reduce_scatter)
+            lo=$((4 * np)) shapes="even skew" ;; esac
+        sizes=$(awk -v lo="$lo" -v hi="$maxb" -v m="$mul" 'BEGIN {
+            for (b = lo; b <= hi; b *= 2) { printf "%s%d", s, b * m; s = ","
+                if (b >= 8 && b * 3 / 2 <= hi) printf ",%d", b * 3 / 2 * m } }')
+        for sh in $shapes; do
+            sk=''
+            [ "$sh" = skew ] && sk=skew
+            progress "tune_repro: $c $sh, MPICH's selection and the table"
+            # shellcheck disable=SC2086 # sk is empty or one word
+            SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" "$out/hostfile" \
+                "$out/new/sweep" -s "$sizes" "$c" $sk native >"$out/new/$c-$sh-mpich.txt" ||
+                die "newcoll_sweep $c $sk native failed"
+            # shellcheck disable=SC2086
+            HYTUNE_MODE=offline HYTUNE_TABLE=$out/table.json \
+                SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" \
+                "$out/hostfile" "$out/new/sweep" -s "$sizes" "$c" $sk table \
+                >"$out/new/$c-$sh-table.txt" || die "newcoll_sweep $c $sk table failed"
+            # "coll alg k bytes usec" -> the speedup.csv row at the table's key size
+            awk -v P="$pname" -v N="$nodes" -v Q="$ppn" -v m="$mul" 'NR == FNR { t[$4] = $5; next }
+                ($4 in t) { printf "%s,%d,%d,%s,%d,%.3f,%.3f,,%.4f\n", P, N, Q, $1, $4 / m, $5, t[$4],
+                    $5 / t[$4] }' "$out/new/$c-$sh-table.txt" "$out/new/$c-$sh-mpich.txt" \
+                >>"$out/new.csv"
+        done
+    done
+fi
 
 # speedup.csv: platform,nodes,ppn,coll,bytes,mpich_us,offline_us,hybrid_us,speedup_offline,...
-{ tail -n +2 "$out/pow2/speedup.csv"; tail -n +2 "$out/mid/speedup.csv"; } |
-    sort -t, -k4,4 -k5,5n | tee "$out/ratio.csv" |
+for f in "$out/pow2/speedup.csv" "$out/mid/speedup.csv"; do [ ! -f "$f" ] || tail -n +2 "$f"; done |
+    cat - "$out/new.csv" | sort -t, -k4,4 -k5,5n | tee "$out/ratio.csv" |
     awk -F, '{ printf "%-10s %6d B  mpich %9.3f us  table %9.3f us  x%.3f%s\n", $4, $5, $6, $7, $9, ($9 < 0.97 ? "  BELOW 0.97" : "")
         if (n == 0 || $9 < lo) { lo = $9; at = $4 " " $5 " B" } n++; below += ($9 < 0.97) }
         END { printf "tune_repro: %d points, lowest x%.3f (%s), %d below 0.97\n", n, lo, at, below }'
+# per collective (and shape): geometric mean and lowest ratio
+awk -F, '{ n[$4]++; l[$4] += log($9); if (!($4 in lo) || $9 < lo[$4]) lo[$4] = $9 }
+    END { for (c in n) printf "tune_repro: %s: geomean x%.3f over %d sizes, lowest x%.3f\n",
+          c, exp(l[c] / n[c]), n[c], lo[c] }' "$out/ratio.csv" | sort
