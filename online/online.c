@@ -27,6 +27,7 @@
 #include "online/choose.h"
 #include "online/probe.h"
 #include "online/warm.h"
+#include "src/agree.h"
 #include "topology/topology.h"
 
 #include <json-c/json.h>
@@ -123,11 +124,35 @@ struct hyt_online_key {
     point_t points[MAX_POINTS];
 };
 
-int hyt_online_init(char *err, size_t errlen)
+/* The settings slot: HYTUNE_WARM_START (hybrid mode only; the core asks
+ * only then) loaded on every rank, compared by its radixes. */
+static void warm_item(hyt_agree_item_t *it)
 {
-    if (hyt_cfg.mode != HYT_MODE_HYBRID || !hyt_cfg.warm_start)
-        return 0;
-    return hyt_online_warm_load(hyt_cfg.warm_start, err, errlen);
+    hyt_agree_item_init(it, "HYTUNE_WARM_START", HYT_TOPIC_ONLINE, HYT_LOG_ERROR,
+                        "every rank starts without warm start");
+    char err[HYT_AGREE_DESC];
+    if (hyt_online_warm_load(hyt_cfg.warm_start, err, sizeof err) != 0) {
+        hyt_agree_item_fail(it, "%s", err);
+        return;
+    }
+    it->fp = hyt_agree_hash(HYT_AGREE_HASH0, "warm", 4) + hyt_online_warm_fingerprint();
+    snprintf(it->desc, sizeof it->desc, "warm start %s: %d settled radixes (checksum %016llx)",
+             hyt_cfg.warm_start, hyt_online_warm_count(), (unsigned long long)it->fp);
+}
+
+static void warm_apply(int ok)
+{
+    if (!ok)
+        hyt_online_warm_free();
+    else if (hyt_online_warm_count() > 0)
+        hyt_info(HYT_TOPIC_ONLINE, "warm start: %d settled radixes from %s",
+                 hyt_online_warm_count(), hyt_cfg.warm_start);
+}
+
+void hyt_online_register(void)
+{
+    static const hyt_settings_ext_t ext = {.item = warm_item, .apply = warm_apply};
+    hyt_settings_ext_register(&ext);
 }
 
 void hyt_online_finalize(void)

@@ -7,10 +7,9 @@
 
 #include "src/hyt.h"
 
-/* Hybrid mode with HYTUNE_WARM_START: load it (online/warm.h); 0, or -1
- * with one message in err and no warm start.  Prints nothing: the caller
- * compares the result across ranks first (src/agree.h). */
-int hyt_online_init(char *err, size_t errlen);
+/* Register this component's settings slot (src/agree.h: its warm start,
+ * HYTUNE_WARM_START, read and agreed at MPI_Init); before the settings step. */
+void hyt_online_register(void);
 void hyt_online_finalize(void);
 /* Before a call of key with the statically selected (*alg, *k) from rule
  * (NULL: no table rule covers the key; the built-in shortlist applies):

@@ -107,4 +107,18 @@ int hyt_init_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm);
  * mode.  downgraded: hybrid was turned offline by MPI_THREAD_MULTIPLE. */
 int hyt_settings_init(int downgraded);
 
+/* The settings slot of a layer above the core that reads a setting of its
+ * own (online/: its warm start, HYTUNE_WARM_START): hyt_settings_init runs
+ * item() on every rank to read it and fill one agreement item
+ * (hyt_agree_item_init, then its fingerprint and desc, or
+ * hyt_agree_item_fail), and after the step apply(ok): keep what it read
+ * when every rank agreed (ok = 1), else drop it.  Registered before
+ * MPI_Init's settings step (a static table; the last registration counts);
+ * with none registered the item is "unused" on every rank. */
+typedef struct hyt_settings_ext {
+    void (*item)(hyt_agree_item_t *it);
+    void (*apply)(int ok);
+} hyt_settings_ext_t;
+void hyt_settings_ext_register(const hyt_settings_ext_t *ext);
+
 #endif

@@ -44,7 +44,9 @@ int hyt_init(void)
         hyt_cfg.mode = HYT_MODE_OFFLINE;
         downgraded = 1;
     }
-    /* every rank, in every mode: the mode itself is compared (src/settings.c) */
+    /* every rank, in every mode: the mode itself is compared (src/settings.c),
+     * the online component's warm start with it (its settings slot) */
+    hyt_online_register();
     hyt_settings_init(downgraded);
     if (hyt_cfg.mode == HYT_MODE_OFF)
         return MPI_SUCCESS;

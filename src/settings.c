@@ -11,15 +11,14 @@
  *   HYTUNE_MODE (the mode in force)   off on every rank (pass-through); the
  *                                     other items do not matter then
  *   HYTUNE_TABLE (rules as loaded)    no table: the MPI library's own selection
- *   HYTUNE_WARM_START (radixes)       no warm start
+ *   HYTUNE_WARM_START (radixes)       no warm start (the item of the layer
+ *                                     that registered the settings slot)
  *   HYTUNE_FORCE_<COLL> (as parsed)   nothing forced for that collective
  *   other variables that select       their default
  *   behaviour (src/env.c, by value)
  * Fingerprints compare what the rank will do, not file names: two copies of
  * one table under different paths agree. */
 #include "hyt.h"
-#include "online/online.h"
-#include "online/warm.h"
 #include "src/agree.h"
 #include "src/nbsel.h"
 
@@ -123,24 +122,26 @@ static void item_nb(hyt_agree_item_t *it)
              (unsigned long long)it->fp);
 }
 
+static const hyt_settings_ext_t *settings_ext; /* the settings slot (src/agree.h) */
+
+void hyt_settings_ext_register(const hyt_settings_ext_t *ext)
+{
+    settings_ext = ext;
+}
+
+/* HYTUNE_WARM_START, read by the layer that registered the slot (online/);
+ * used only in hybrid mode. */
 static void item_warm(hyt_agree_item_t *it)
 {
+    if (hyt_cfg.mode == HYT_MODE_HYBRID && hyt_cfg.warm_start && settings_ext) {
+        settings_ext->item(it);
+        return;
+    }
     hyt_agree_item_init(it, "HYTUNE_WARM_START", HYT_TOPIC_ONLINE, HYT_LOG_ERROR,
                         "every rank starts without warm start");
-    if (hyt_cfg.mode != HYT_MODE_HYBRID || !hyt_cfg.warm_start) {
-        it->fp = unused_fp();
-        snprintf(it->desc, sizeof it->desc, "%s%s", hyt_cfg.warm_start ? "not read in mode " : "unset",
-                 hyt_cfg.warm_start ? mode_names[hyt_cfg.mode] : "");
-        return;
-    }
-    char err[HYT_AGREE_DESC];
-    if (hyt_online_init(err, sizeof err) != 0) {
-        hyt_agree_item_fail(it, "%s", err);
-        return;
-    }
-    it->fp = hyt_agree_hash(HYT_AGREE_HASH0, "warm", 4) + hyt_online_warm_fingerprint();
-    snprintf(it->desc, sizeof it->desc, "warm start %s: %d settled radixes (checksum %016llx)",
-             hyt_cfg.warm_start, hyt_online_warm_count(), (unsigned long long)it->fp);
+    it->fp = unused_fp();
+    snprintf(it->desc, sizeof it->desc, "%s%s", hyt_cfg.warm_start ? "not read in mode " : "unset",
+             hyt_cfg.warm_start ? mode_names[hyt_cfg.mode] : "");
 }
 
 static void item_force(hyt_agree_item_t *it, hyt_coll_t c)
@@ -193,11 +194,8 @@ static void apply(const hyt_agree_item_t *items, int n)
         hyt_nb_enable();
         hyt_info(HYT_TOPIC_TABLE, "nonblocking section: MPICH algorithms set through MPI_T");
     }
-    if (items[IT_WARM].verdict != HYT_AGREE_OK)
-        hyt_online_warm_free();
-    else if (hyt_online_warm_count() > 0)
-        hyt_info(HYT_TOPIC_ONLINE, "warm start: %d settled radixes from %s",
-                 hyt_online_warm_count(), hyt_cfg.warm_start);
+    if (settings_ext)
+        settings_ext->apply(items[IT_WARM].verdict == HYT_AGREE_OK);
     for (int c = 0; c < HYT_NCOLL; c++) {
         if (items[IT_FORCE + c].verdict != HYT_AGREE_OK) {
             hyt_forced_alg[c] = NULL;
