@@ -301,7 +301,7 @@ verified() {
 colls_of() {
     case $1 in
     is) echo alltoall,alltoallv,allreduce,reduce,bcast ;;
-    cg) echo allreduce,reduce ;;
+    cg) echo bcast,reduce ;;
     mg | lu) echo allreduce,reduce,bcast ;;
     ft) echo alltoall,reduce,bcast ;;
     hpcg | comd) echo allreduce,bcast ;;
