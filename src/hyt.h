@@ -201,6 +201,7 @@ typedef enum {
     HYT_FB_LAYOUT,        /* rank layout the algorithm needs is not there */
     HYT_FB_ALGORITHM,     /* the algorithm declined the call (HYT_UNSUPPORTED) */
     HYT_FB_SCRATCH,       /* its scratch exceeds HYTUNE_SCRATCH_MAX or some rank lacks it */
+    HYT_FB_SETUP,         /* the private duplicate's set-up is not yet repaid (runtime.c) */
     HYT_NFB
 } hyt_fallback_t;
 const char *hyt_fallback_name(hyt_fallback_t f);
@@ -382,6 +383,7 @@ typedef struct hyt_rule {
     const hyt_alg_t *alg;
     int k;                   /* 0 if the algorithm has no radix */
     double predicted_us;     /* < 0 if unknown */
+    double native_us;        /* the MPI library's own selection here (< 0 if unknown) */
     /* shortlist[0] is the rule's own (alg, k, predicted_us); the others
      * follow in the table's order (by predicted time).  A format-1 rule, or
      * a rule without "shortlist", has nshort = 1. */
@@ -391,6 +393,7 @@ typedef struct hyt_rule {
 
 typedef struct hyt_rule_set {
     int nodes_max, ppn_max;  /* INT32_MAX: no bound */
+    double setup_us;         /* a new communicator's cost on this shape (< 0 if unknown) */
     int nrules;
     hyt_rule_t *rules;       /* ordered by bytes_max, strictly increasing */
 } hyt_rule_set_t;
@@ -501,6 +504,8 @@ struct hyt_comm {
     int remote_size;        /* intercommunicator: remote group size; else size */
     int indegree, outdegree;/* neighborhood collectives: -1 until first asked */
     uint64_t seq;           /* intercepted collective calls so far (the same on every rank) */
+    double rent;            /* expected gains of kernel calls run natively before the
+                             * private duplicate was made (the same on every rank) */
     void *scratch;          /* reused temporary space for algorithms */
     size_t scratch_size;
     void *scratch2;

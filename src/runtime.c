@@ -135,6 +135,25 @@ static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *
                  hyt_coll_name(key->coll), alg->name, hyt_fallback_name(why));
 }
 
+/* The ski-rental rule for the private duplicate (docs/memory.md): before
+ * ctx has one, a call whose table rule chose a kernel, with the rule set's
+ * set-up cost and the rule's native and predicted times known, adds its
+ * expected gain to ctx's rent and runs MPI's own algorithm until the rent
+ * reaches the set-up cost; the call that reaches it makes the duplicate.
+ * Only the table and the call's selection size decide, so every rank
+ * decides alike.  1: run MPI's own algorithm now. */
+static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg,
+                        const hyt_rule_t *rule)
+{
+    double setup = ctx->rules[a->coll]->setup_us;
+    if (setup < 0 || rule->native_us < 0 || rule->predicted_us < 0 ||
+        hyt_alg_check(alg, a) != HYT_FB_NONE) /* falls back for its own reason */
+        return 0;
+    if (rule->native_us > rule->predicted_us)
+        ctx->rent += rule->native_us - rule->predicted_us;
+    return ctx->rent < setup;
+}
+
 /* Does hybrid mode tune this call online: a radix to tune, or a shortlist
  * to choose from (the rule's, or for a key no rule covers the built-in one)? */
 static inline int online_candidate(const hyt_comm_t *ctx, hyt_coll_t c, const hyt_alg_t *alg,
@@ -160,6 +179,10 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
     hyt_fallback_t fb = HYT_FB_NONE;
     int rc;
     if ((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter) {
+        rc = hyt_call_pmpi(a);
+    } else if (HYT_UNLIKELY(ctx->priv == MPI_COMM_NULL) && rule && !online && !ctx->is_inter &&
+               setup_unpaid(a, ctx, alg, rule)) {
+        fb = HYT_FB_SETUP;
         rc = hyt_call_pmpi(a);
     } else {
         rc = hyt_alg_run(a, alg, k, &fb);

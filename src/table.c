@@ -176,11 +176,12 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, int format, hyt
         (void)val;
         if (strcmp(key, "bytes_max") && strcmp(key, "algorithm") && strcmp(key, "k") &&
             strcmp(key, "predicted_us") &&
-            (format < 2 || (strcmp(key, "spread_us") && strcmp(key, "shortlist"))))
+            (format < 2 || (strcmp(key, "spread_us") && strcmp(key, "shortlist") &&
+                            strcmp(key, "native_us"))))
             return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
                         "bytes_max, algorithm, k, predicted_us%s", where, key,
-                        format < 2 ? " (spread_us and shortlist need \"format\": 2)"
-                                   : ", spread_us, shortlist");
+                        format < 2 ? " (spread_us, shortlist and native_us need \"format\": 2)"
+                                   : ", spread_us, shortlist, native_us");
     }
     int64_t bmax;
     if (get_int(r, "bytes_max", 0, INT64_MAX, !last, -1, &bmax, file, where, err, errlen))
@@ -197,6 +198,8 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, int format, hyt
     out->k = own->k;
     out->predicted_us = own->predicted_us;
     out->nshort = 1;
+    if (get_us(r, "native_us", 0, &out->native_us, file, where, err, errlen))
+        return -1;
     json_object *l;
     if (json_object_object_get_ex(r, "shortlist", &l))
         return parse_shortlist(l, coll, out, file, where, err, errlen);
@@ -205,8 +208,9 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, int format, hyt
 
 /* A rule set's members but its rules' contents (the blocking collectives'
  * and the nonblocking section's): its bounds and its non-empty rules array. */
-static int parse_set_head(json_object *s, int *nodes_max, int *ppn_max, json_object **rules,
-                          const char *file, const char *where, char *err, size_t errlen)
+static int parse_set_head(json_object *s, int *nodes_max, int *ppn_max, double *setup_us,
+                          json_object **rules, const char *file, const char *where, char *err,
+                          size_t errlen)
 {
     if (!json_object_is_type(s, json_type_object))
         return fail(err, errlen, file, "%s must be an object with nodes_max, ppn_max, rules",
@@ -214,10 +218,14 @@ static int parse_set_head(json_object *s, int *nodes_max, int *ppn_max, json_obj
     json_object_object_foreach(s, key, val)
     {
         (void)val;
-        if (strcmp(key, "nodes_max") && strcmp(key, "ppn_max") && strcmp(key, "rules"))
+        if (strcmp(key, "nodes_max") && strcmp(key, "ppn_max") && strcmp(key, "rules") &&
+            (!setup_us || strcmp(key, "setup_us")))
             return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
-                        "nodes_max, ppn_max, rules", where, key);
+                        "nodes_max, ppn_max, rules%s", where, key,
+                        setup_us ? ", setup_us (with \"format\": 2)" : "");
     }
+    if (setup_us && get_us(s, "setup_us", 0, setup_us, file, where, err, errlen))
+        return -1;
     int64_t v;
     if (get_int(s, "nodes_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, where, err, errlen))
         return -1;
@@ -235,7 +243,9 @@ static int parse_set(json_object *s, hyt_coll_t coll, int format, hyt_rule_set_t
                      const char *file, const char *where, char *err, size_t errlen)
 {
     json_object *rules;
-    if (parse_set_head(s, &out->nodes_max, &out->ppn_max, &rules, file, where, err, errlen))
+    out->setup_us = -1;
+    if (parse_set_head(s, &out->nodes_max, &out->ppn_max, format >= 2 ? &out->setup_us : NULL,
+                       &rules, file, where, err, errlen))
         return -1;
     int n = (int)json_object_array_length(rules);
     out->rules = calloc((size_t)n, sizeof *out->rules);
@@ -346,7 +356,7 @@ static int parse_nb(json_object *nb, hyt_table_t *t, const char *file, char *err
             hyt_nb_set_t *o = &t->nb->sets[n][i];
             char w[160];
             snprintf(w, sizeof w, "$.nonblocking.%s[%d]", cname, i);
-            if (parse_set_head(json_object_array_get_idx(sets, i), &o->nodes_max, &o->ppn_max,
+            if (parse_set_head(json_object_array_get_idx(sets, i), &o->nodes_max, &o->ppn_max, NULL,
                                &rules, file, w, err, errlen))
                 return -1;
             int nr = (int)json_object_array_length(rules);

@@ -67,6 +67,7 @@ static const char *const fb_names[HYT_NFB] = {
     [HYT_FB_LAYOUT] = "rank layout",
     [HYT_FB_ALGORITHM] = "declined by algorithm",
     [HYT_FB_SCRATCH] = "scratch memory",
+    [HYT_FB_SETUP] = "set-up not yet repaid",
 };
 
 const char *hyt_fallback_name(hyt_fallback_t f)

@@ -194,7 +194,7 @@ static void test_helpers(void)
         {HYT_FB_NONE, "none"}, {HYT_FB_INTERCOMM, "intercommunicator"},
         {HYT_FB_NONCOMMUTATIVE, "non-commutative op"}, {HYT_FB_INPLACE, "in-place not supported"},
         {HYT_FB_LAYOUT, "rank layout"}, {HYT_FB_ALGORITHM, "declined by algorithm"},
-        {HYT_FB_SCRATCH, "scratch memory"}};
+        {HYT_FB_SCRATCH, "scratch memory"}, {HYT_FB_SETUP, "set-up not yet repaid"}};
     for (size_t i = 0; i < sizeof fb / sizeof fb[0]; i++)
         CHECK(strcmp(hyt_fallback_name(fb[i].f), fb[i].name) == 0, "fallback %d is \"%s\"",
               (int)fb[i].f, hyt_fallback_name(fb[i].f));

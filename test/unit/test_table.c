@@ -378,6 +378,50 @@ static void test_tuning_kmax(void)
     }
 }
 
+/* The private duplicate's ski rental (docs/memory.md): a blocking rule
+ * set's setup_us and a rule's native_us are kept; a table without them has
+ * none (-1); a bad value, or either in a format-1 table, is refused by path. */
+static void test_setup_fields(void)
+{
+    char text[768], err[1024], path[64];
+    snprintf(text, sizeof text, "{\"format\": 2, \"collectives\": {\"bcast\": ["
+             "{\"nodes_max\": 1, \"setup_us\": 131.5, \"rules\": [{\"bytes_max\": 64, "
+             "\"algorithm\": \"knomial\", \"k\": 2, \"predicted_us\": 3, \"native_us\": 4.25}, "
+             "{\"algorithm\": \"native\"}]}, {\"rules\": [{\"algorithm\": \"knomial\", \"k\": 2}]}]}}");
+    hyt_table_t *t = load_text(text, err, sizeof err, path);
+    const hyt_rule_set_t *s = t ? hyt_table_match(t, HYT_COLL_BCAST, 1, 4) : NULL,
+                         *s2 = t ? hyt_table_match(t, HYT_COLL_BCAST, 2, 4) : NULL;
+    CHECK(s && s2 && s->setup_us == 131.5 && s->rules[0].native_us == 4.25 &&
+              s->rules[0].predicted_us == 3 && s->rules[1].native_us < 0 && s2->setup_us < 0 &&
+              s2->rules[0].native_us < 0,
+          "setup_us and native_us: %s", t ? "not kept" : err);
+    hyt_table_free(t);
+    struct { int format; const char *set, *rule, *want[2]; } bad[] = {
+        {2, "\"setup_us\": -1, ", "", {"$.collectives.bcast[0].setup_us = -1 is negative",
+                                       "fix or remove it"}},
+        {2, "\"setup_us\": \"100\", ", "", {"$.collectives.bcast[0].setup_us must be a number",
+                                             "fix or remove it"}},
+        {2, "", ", \"native_us\": -0.5", {"$.collectives.bcast[0].rules[0].native_us = -0.5 is "
+                                           "negative", "fix or remove it"}},
+        {2, "", ", \"native_us\": [1]", {"$.collectives.bcast[0].rules[0].native_us must be a "
+                                          "number", "fix or remove it"}},
+        {1, "", ", \"native_us\": 1", {"$.collectives.bcast[0].rules[0] has unknown field "
+                                        "\"native_us\"", "need \"format\": 2"}},
+        {1, "\"setup_us\": 1, ", "", {"$.collectives.bcast[0] has unknown field \"setup_us\"",
+                                      "valid fields: nodes_max, ppn_max, rules"}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "{\"format\": %d, \"collectives\": {\"bcast\": [{%s"
+                 "\"rules\": [{\"algorithm\": \"knomial\", \"k\": 2%s}]}]}}", bad[i].format, bad[i].set,
+                 bad[i].rule);
+        t = load_text(text, err, sizeof err, path);
+        CHECK(t == NULL && strstr(err, path) && strstr(err, bad[i].want[0]) &&
+                  strstr(err, bad[i].want[1]),
+              "bad %s%s: %s", bad[i].set, bad[i].rule, t ? "loaded" : err);
+        hyt_table_free(t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     data_dir = argc > 1 ? argv[1] : "test/data";
@@ -387,5 +431,6 @@ int main(int argc, char **argv)
     test_radix_table();
     test_shortlist_table();
     test_tuning_kmax();
+    test_setup_fields();
     return check_done("test_table");
 }

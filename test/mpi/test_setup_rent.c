@@ -1,0 +1,69 @@
+/* The private duplicate's ski rental (docs/memory.md), with HYTUNE_TABLE =
+ * test/data/table-setup-rent.json (its setup_us edited by the testlist):
+ * Allreduce calls alternate 8 ints (rule 0: knomial:2, expected gain 6 us)
+ * and 256 ints (rule 1: recmult:2, gain 2 us).
+ *   test_setup_rent F   the first call (1-based) that finds the private
+ *                       duplicate made and runs the kernel is F (0: none
+ *                       of the 12 calls).  Before it no duplicate exists
+ *                       and every call ran MPI's own algorithm, counted as
+ *                       the fallback "set-up not yet repaid"; from it on
+ *                       every call runs the kernel.  Every result equals
+ *                       PMPI's; every rank counts the same. */
+#include "src/hyt.h"
+#include "test/check.h"
+#include "test/mpi/both.h"
+
+#include <stdlib.h>
+
+#ifdef HYT_TEST_PLAIN
+int main(void)
+{
+    return 0;
+}
+#else
+
+#define NCALLS 12
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int me, first = argc > 1 ? atoi(argv[1]) : -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    CHECK(first >= 0 && first <= NCALLS, "usage: test_setup_rent FIRST_KERNEL_CALL (0..%d)",
+          NCALLS);
+    enum { cap = 256 * sizeof(int) };
+    int sb[2][256], rb[2][256];
+    hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
+    uint64_t v[3] = {0, 0, 0}; /* duplicate missing after a call, tuned, set-up fallbacks */
+    for (int i = 0; i < NCALLS; i++) {
+        long n = i % 2 ? 256 : 8;
+        HYT_TEST_BOTH("allreduce", n, 1, for (long j = 0; j < n; j++) s[j] = me * 1000003 + (int)j * 7 + i,
+                      MPI_Allreduce(s, r, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        int made = ctx && ctx->priv != MPI_COMM_NULL, want = first && i + 1 >= first;
+        CHECK(made == want, "after call %d: the private duplicate is %s", i + 1,
+              made ? "made" : "not made");
+        v[0] += !made;
+    }
+    for (int b = 0; ctx && b < HYT_NBUCKETS; b++) {
+        const hyt_key_t *k = ctx->keys[HYT_COLL_ALLREDUCE][b];
+        if (k) {
+            v[1] += k->tuned;
+            v[2] += k->fallbacks[HYT_FB_SETUP];
+        }
+    }
+    uint64_t kernels = first ? NCALLS - first + 1 : 0, lo[3], hi[3];
+    CHECK(v[1] == kernels && v[2] == NCALLS - kernels,
+          "%llu calls ran the kernel, %llu waited for the set-up; want %llu and %llu",
+          (unsigned long long)v[1], (unsigned long long)v[2], (unsigned long long)kernels,
+          (unsigned long long)(NCALLS - kernels));
+    PMPI_Allreduce(v, lo, 3, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(v, hi, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(memcmp(lo, hi, sizeof lo) == 0, "ranks differ in their counts");
+    if (me == 0)
+        printf("setup rent: %llu calls before the duplicate, %llu kernel calls\n",
+               (unsigned long long)v[0], (unsigned long long)v[1]);
+    int rc = check_done("test_setup_rent");
+    MPI_Finalize();
+    return rc;
+}
+#endif
