@@ -230,12 +230,17 @@ static uint64_t rule_size(uint64_t lo, uint64_t hi)
 }
 
 static int shortlist_one(const hyt_al_point_t *pts, const double *t, const double *sd,
-                         int ncand, const char *const *names, hyt_tune_rule_t *r)
+                         int ncand, const char *const *names, int native, hyt_tune_rule_t *r)
 {
     int own = -1;
-    for (int c = 0; c < ncand; c++)
+    r->native_us = -1;
+    for (int c = 0; c < ncand; c++) {
         if (pts[c].alg == r->alg && pts[c].k == r->k)
             own = c;
+        if (pts[c].alg == native && strcmp(names[r->alg], names[native]) && t[c] > 0 &&
+            t[c] < HYT_AL_FAILED_US)
+            r->native_us = t[c];
+    }
     r->nshort = 0;
     if (own < 0) /* not a candidate here (a rule the native guard wrote): no shortlist */
         return 0;
@@ -272,8 +277,8 @@ static int shortlist_one(const hyt_al_point_t *pts, const double *t, const doubl
 
 int hyt_rules_shortlist(hyt_rules_predict_fn predict, void *ctx, hyt_rules_spread_fn spread,
                         void *sctx, int nodes, int ppn, const hyt_al_point_t *cands, int ncand,
-                        const char *const *names, uint64_t bytes_top, hyt_tune_rule_t *rules,
-                        int nr)
+                        const char *const *names, int native, uint64_t bytes_top,
+                        hyt_tune_rule_t *rules, int nr)
 {
     hyt_al_point_t *pts = malloc((size_t)ncand * sizeof *pts);
     double *t = malloc((size_t)ncand * sizeof *t), *sd = malloc((size_t)ncand * sizeof *sd);
@@ -290,7 +295,7 @@ int hyt_rules_shortlist(hyt_rules_predict_fn predict, void *ctx, hyt_rules_sprea
         }
         if (predict(ctx, pts, ncand, t) != 0 ||
             (spread && spread(sctx, pts, ncand, sd) != 0) ||
-            shortlist_one(pts, t, spread ? sd : NULL, ncand, names, &rules[i]) != 0)
+            shortlist_one(pts, t, spread ? sd : NULL, ncand, names, native, &rules[i]) != 0)
             rc = -1;
     }
     free(pts);
@@ -320,6 +325,8 @@ static json_object *rule_json(const hyt_tune_rule_t *r, const char *const *names
         json_object_object_add(o, "predicted_us", json_object_new_double(r->us));
     if (r->nshort > 0 && r->shortlist[0].sd >= 0)
         json_object_object_add(o, "spread_us", json_object_new_double(r->shortlist[0].sd));
+    if (r->native_us > 0)
+        json_object_object_add(o, "native_us", json_object_new_double(r->native_us));
     if (r->nshort > 1) {
         json_object *l = json_object_new_array();
         for (int i = 1; i < r->nshort; i++) {
@@ -356,6 +363,8 @@ static json_object *coll_json(const hyt_tune_coll_t *c, int maxn, int maxp)
             json_object_object_add(o, "nodes_max", json_object_new_int(s->nodes));
         if (s->ppn < maxp)
             json_object_object_add(o, "ppn_max", json_object_new_int(s->ppn));
+        if (s->setup_us >= 0)
+            json_object_object_add(o, "setup_us", json_object_new_double(s->setup_us));
         for (int r = 0; r < s->nrules; r++)
             json_object_array_add(rules, rule_json(&s->rules[r], s->alg_names));
         json_object_object_add(o, "rules", rules);

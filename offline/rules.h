@@ -26,6 +26,8 @@ typedef struct hyt_tune_rule {
     uint64_t bytes_max;  /* UINT64_MAX: the last rule, no bound */
     int alg, k;          /* the candidate (as in hyt_al_point_t) */
     double us;           /* predicted time at the rule's largest power-of-two size */
+    double native_us;    /* native's predicted time there (> 0; else not written):
+                          * hyt_rules_shortlist fills it for rules not native */
     int nshort;          /* 0: no shortlist written (hyt_rules_shortlist fills it) */
     hyt_tune_cand_t shortlist[HYT_TUNE_SHORTLIST];
 } hyt_tune_rule_t;
@@ -105,11 +107,13 @@ int hyt_rules_spread_al(void *ctx, const hyt_al_point_t *pts, int n, double *sd_
  * is looked at at the largest power of two of its range: the rule's own
  * candidate first, then per other algorithm name its fastest k,
  * if it passes the margin or the overlap test, by predicted time.  spread
- * may be NULL (no deviations: margin only).  0, or -1. */
+ * may be NULL (no deviations: margin only).  native: the category of the
+ * MPI library's own selection among cands (-1: none): a rule that chose
+ * another gets its predicted time as native_us.  0, or -1. */
 int hyt_rules_shortlist(hyt_rules_predict_fn predict, void *ctx, hyt_rules_spread_fn spread,
                         void *sctx, int nodes, int ppn, const hyt_al_point_t *cands, int ncand,
-                        const char *const *names, uint64_t bytes_top, hyt_tune_rule_t *rules,
-                        int nr);
+                        const char *const *names, int native, uint64_t bytes_top,
+                        hyt_tune_rule_t *rules, int nr);
 
 /* ---- the hytune table (format 2, read by src/table.c) ---- */
 typedef struct hyt_tune_set {
@@ -117,6 +121,7 @@ typedef struct hyt_tune_set {
     int nrules;
     const hyt_tune_rule_t *rules;
     const char *const *alg_names; /* name of candidate category alg (registry name) */
+    double setup_us;              /* a new communicator's cost (us; < 0: not written) */
 } hyt_tune_set_t;
 
 typedef struct hyt_tune_coll {

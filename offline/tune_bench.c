@@ -359,6 +359,34 @@ static MPI_Comm sub_get(tune_bench_t *bs, const round_pt_t *rp, int n, int color
     return sub;
 }
 
+void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j)
+{
+    int pos = j->node_pos[hyt_world_node_of[hyt_world_rank]];
+    for (int s = 0; s < j->nshapes; s++) {
+        round_pt_t rp = {.pt = {.nodes = j->shapes[s][0], .ppn = j->shapes[s][1]}};
+        int color = pos < rp.pt.nodes && j->my_local < rp.pt.ppn ? 0 : MPI_UNDEFINED, owned;
+        MPI_Comm sub = sub_get(bs, &rp, 1, color, pos * j->ppn + j->my_local, &owned);
+        double v[SETUP_REPS], mine[2] = {0, 0}; /* median us, failed */
+        for (int i = 0; sub != MPI_COMM_NULL && i < SETUP_REPS; i++) {
+            MPI_Comm d;
+            PMPI_Barrier(sub);
+            double t0 = PMPI_Wtime();
+            if (PMPI_Comm_dup(sub, &d) != MPI_SUCCESS) {
+                mine[1] = 1;
+                break;
+            }
+            PMPI_Comm_free(&d);
+            v[i] = 1e6 * (PMPI_Wtime() - t0);
+        }
+        if (sub != MPI_COMM_NULL && !mine[1])
+            mine[0] = hyt_tune_median(v, SETUP_REPS);
+        PMPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        j->setup_us[s] = mine[1] ? -1 : mine[0];
+        if (owned && sub != MPI_COMM_NULL)
+            PMPI_Comm_free(&sub);
+    }
+}
+
 void hyt_tune_bench_free(tune_bench_t *bs)
 {
     for (int e = 0; e < bs->sub_cached; e++)

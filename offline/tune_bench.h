@@ -55,6 +55,13 @@ int hyt_tune_run_round(tune_bench_t *bs, const job_t *j, const cand_t *cands, in
                        round_pt_t *rp, int n, double budget, double *us, double *cost, int *tries,
                        int *cut, double *spread);
 
+/* All ranks: what a new communicator costs on each shape of j (its
+ * benchmark communicator): per rank the median of SETUP_REPS
+ * MPI_Comm_dup + MPI_Comm_free, the slowest rank's (MAX over the world),
+ * in j->setup_us on every rank; -1 where a duplicate failed. */
+#define SETUP_REPS 5
+void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j);
+
 /* Free the buffers and the cached sub-communicators (before MPI_Finalize). */
 void hyt_tune_bench_free(tune_bench_t *bs);
 

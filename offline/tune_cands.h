@@ -26,6 +26,9 @@ typedef struct job {
     int my_local;             /* my index among the ranks of my node */
     int parallel;             /* network groups known: concurrent points */
     int shapes[64][2], nshapes;
+    /* per shape: what a new communicator costs there (us; < 0: not measured),
+     * the same on every rank (hyt_tune_setup_cost) */
+    double setup_us[64];
 } job_t;
 
 /* The memory bound (--mem-limit): a point is benchmarked only if what one

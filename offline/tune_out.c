@@ -98,7 +98,8 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
                 hyt_tune_shortlist(j, &cs[i], s, t->max_bytes, names + i * 256) != 0)
                 goto out;
             sets[i * 64 + colls[i].nsets++] = (hyt_tune_set_t){
-                j->shapes[s][0], j->shapes[s][1], cs[i].nrules[s], cs[i].rules[s], names + i * 256};
+                j->shapes[s][0], j->shapes[s][1], cs[i].nrules[s], cs[i].rules[s], names + i * 256,
+                j->setup_us[s]};
         }
     }
     char ver[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown";

@@ -431,12 +431,16 @@ int hyt_tune_shortlist(const job_t *j, coll_state_t *cs, int s, uint64_t max_byt
                            const char *const *names)
 {
     hyt_al_point_t cp[256];
-    int nodes = j->shapes[s][0], ppn = j->shapes[s][1], nc = 0;
-    for (int q = 0; q < cs->ncand; q++)
+    int nodes = j->shapes[s][0], ppn = j->shapes[s][1], nc = 0, nat = -1;
+    for (int q = 0; q < cs->ncand; q++) {
         if (hyt_tune_cand_ok(&cs->cands[q], cs->c, nodes, ppn, max_bytes))
             cp[nc++] = (hyt_al_point_t){.alg = cs->cands[q].cat, .k = cs->cands[q].k};
+        if ((cs->cands[q].alg->flags & HYT_ALG_NATIVE) && cs->cands[q].mpich < 0)
+            nat = cs->cands[q].cat;
+    }
     return hyt_rules_shortlist(predict_valid, cs, hyt_rules_spread_al, cs->al, nodes, ppn, cp, nc,
-                               names, shape_top(cs, nodes, ppn), cs->rules[s], cs->nrules[s]);
+                               names, nat, shape_top(cs, nodes, ppn), cs->rules[s],
+                               cs->nrules[s]);
 }
 
 int hyt_tune_setup_coll(tune_ctx_t *x, coll_state_t *cs, int c)

@@ -230,7 +230,7 @@ static void test_table(void)
     hyt_tune_rule_t r1[4], r2[4];
     int n1 = hyt_rules_build(two_alg, NULL, 1, 1, c2, 2, 1, 1 << 20, 1, r1, 4);
     int n2 = hyt_rules_build(two_alg, NULL, 4, 2, c2, 2, 1, 1 << 20, 1, r2, 4);
-    hyt_tune_set_t sets[2] = {{4, 2, n2, r2, names}, {1, 1, n1, r1, names}};
+    hyt_tune_set_t sets[2] = {{4, 2, n2, r2, names, -1}, {1, 1, n1, r1, names, -1}};
     hyt_tune_coll_t coll = {"allreduce", 2, sets};
     char *txt = hyt_table_json(4, 2, "test", "sync", 16, &coll, 1);
     CHECK(txt != NULL, "json");
@@ -245,7 +245,8 @@ static void test_table(void)
     if (t) {
         CHECK(t->k_max == 16, "the tuner's k_max read back as %d", t->k_max);
         const hyt_rule_set_t *s = hyt_table_match(t, HYT_COLL_ALLREDUCE, 1, 1);
-        CHECK(s && s->nodes_max == 1 && s->ppn_max == 1 && s->nrules == 2, "set for 1x1");
+        CHECK(s && s->nodes_max == 1 && s->ppn_max == 1 && s->nrules == 2 && s->setup_us < 0,
+              "set for 1x1 (no set-up cost measured: none written)");
         if (s) {
             CHECK(s->rules[0].bytes_max == 1536, "threshold %llu",
                   (unsigned long long)s->rules[0].bytes_max);
@@ -319,8 +320,9 @@ static void test_shortlist(void)
     hyt_tune_rule_t r[4];
     int n = hyt_rules_build(sl_predict, NULL, 2, 2, c, SL_N, 8, 1 << 16, 8, r, 4);
     CHECK(n == 1 && r[0].alg == 1 && r[0].k == 2, "one rule, knomial:2: n %d", n);
-    CHECK(hyt_rules_shortlist(sl_predict, NULL, sl_spread, NULL, 2, 2, c, SL_N, names, 1 << 16, r, n) == 0,
-          "shortlist");
+    CHECK(hyt_rules_shortlist(sl_predict, NULL, sl_spread, NULL, 2, 2, c, SL_N, names, 0, 1 << 16, r,
+                              n) == 0 && r[0].native_us == 12.5,
+          "shortlist, native's time %g", r[0].native_us);
     CHECK(r[0].nshort == 3 && r[0].shortlist[0].alg == 1 && r[0].shortlist[0].k == 2 &&
               r[0].shortlist[0].us == 10.0 && r[0].shortlist[0].sd == 0.2 &&
               r[0].shortlist[1].alg == 2 && r[0].shortlist[1].k == 4 &&
@@ -331,7 +333,8 @@ static void test_shortlist(void)
     /* no deviations: the margin alone (rabenseifner at 15% drops out) */
     hyt_tune_rule_t r2[4];
     hyt_rules_build(sl_predict, NULL, 2, 2, c, SL_N, 8, 1 << 16, 8, r2, 4);
-    CHECK(hyt_rules_shortlist(sl_predict, NULL, NULL, NULL, 2, 2, c, SL_N, names, 1 << 16, r2, 1) == 0 &&
+    CHECK(hyt_rules_shortlist(sl_predict, NULL, NULL, NULL, 2, 2, c, SL_N, names, -1, 1 << 16, r2,
+                              1) == 0 && r2[0].native_us < 0 &&
               r2[0].nshort == 2 && r2[0].shortlist[1].alg == 2 && r2[0].shortlist[0].sd < 0,
           "margin only: %d entries", r2[0].nshort);
     /* the table carries it (format 2) and loads back */
@@ -341,7 +344,7 @@ static void test_shortlist(void)
                    names[i]);
             return;
         }
-    hyt_tune_set_t set = {2, 2, n, r, names};
+    hyt_tune_set_t set = {2, 2, n, r, names, 131.5};
     hyt_tune_coll_t coll = {"allreduce", 1, &set};
     char *txt = hyt_table_json(2, 2, "test", "sync", 0, &coll, 1);
     char path[] = "/tmp/hyt-test-rules-XXXXXX", err[512];
@@ -357,6 +360,8 @@ static void test_shortlist(void)
               ru->shortlist[1].k == 4 && ru->shortlist[1].predicted_us == 10.8 &&
               !strcmp(ru->shortlist[2].alg->name, "rabenseifner") && ru->shortlist[2].k == 0,
           "loaded shortlist: %d entries", ru ? ru->nshort : -1);
+    CHECK(s && s->setup_us == 131.5 && ru && ru->native_us == 12.5 && ru->predicted_us == 10.0,
+          "setup_us and native_us read back: %g, %g", s ? s->setup_us : -2, ru ? ru->native_us : -2);
     CHECK(t && t->k_max == 0, "no k_max given, one read back: %d", t ? t->k_max : -1);
     hyt_table_free(t);
     unlink(path);

@@ -1,6 +1,8 @@
 /* Check a table written by `hytune tune`: hyt_table_load accepts it, and
  * every named collective has rule sets with numerically increasing
- * thresholds and a last unbounded rule.  Usage: test_tune_load FILE COLL... */
+ * thresholds and a last unbounded rule, each set its measured set-up cost
+ * (setup_us) and each rule that chose a hytune algorithm native's
+ * predicted time (native_us).  Usage: test_tune_load FILE COLL... */
 #include "src/hyt.h"
 #include "test/check.h"
 
@@ -26,6 +28,13 @@ int main(int argc, char **argv)
                       argv[i], s, r);
             CHECK(rs->rules[rs->nrules - 1].bytes_max == UINT64_MAX, "%s set %d last rule bounded",
                   argv[i], s);
+            CHECK(rs->setup_us > 0, "%s set %d: setup_us %g", argv[i], s, rs->setup_us);
+            for (int r = 0; r < rs->nrules; r++) {
+                int native = (rs->rules[r].alg->flags & HYT_ALG_NATIVE) != 0;
+                CHECK(native ? rs->rules[r].native_us < 0 : rs->rules[r].native_us > 0,
+                      "%s set %d rule %d (%s): native_us %g", argv[i], s, r,
+                      rs->rules[r].alg->name, rs->rules[r].native_us);
+            }
         }
         /* the whole job's shape must be covered */
         CHECK(c >= 0 && hyt_table_match(t, (hyt_coll_t)c, t->platform_nodes, t->platform_ppn),
