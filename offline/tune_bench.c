@@ -26,6 +26,7 @@
 #define HYT_BENCH_WARMUP 2
 #define HYT_BENCH_MIN_REPS 5
 #define HYT_BENCH_MAX_REPS 30
+#define HYT_BENCH_SAME_REL 1e-6 /* relative spread below which repetitions are equal */
 
 static int bench_args(int c, uint64_t bytes, int p, bufs_t *b, hyt_args_t *a)
 {
@@ -209,8 +210,14 @@ static double bench_attempt(const tune_bench_t *bs, hyt_args_t *a, const cand_t 
     }
     double med = hyt_tune_median(reps, n); /* sorts reps */
     /* standard error of the median's log: one call's sigma from the
-     * interquartile range (/ 1.349), times 1.2533 / sqrt(n) */
-    *spread = med > 0 ? 1.2533 * (reps[(3 * n) / 4] - reps[n / 4]) / med / 1.349 / sqrt(n) : 0;
+     * interquartile range (/ 1.349), times 1.2533 / sqrt(n).  A range below
+     * HYT_BENCH_SAME_REL of the median is no spread but the rounding of the
+     * clock's values (SimGrid repeats a call to the last bit but for the
+     * subtraction of two MPI_Wtime readings, relative 1e-15..1e-8 as the
+     * simulated clock grows), far below any timer's resolution: 0, so that
+     * deterministic simulations note no noise (hyt_al_note_noise) */
+    double iqr = reps[(3 * n) / 4] - reps[n / 4];
+    *spread = med > 0 && iqr > HYT_BENCH_SAME_REL * med ? 1.2533 * iqr / med / 1.349 / sqrt(n) : 0;
     return med * 1e6;
 }
 
