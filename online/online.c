@@ -521,7 +521,8 @@ static void schedule_drift(struct hyt_online_key *o)
 {
     o->drift_every = hyt_cfg.drift_interval >= 0
                          ? (uint64_t)hyt_cfg.drift_interval
-                         : (uint64_t)hyt_probe_drift_calls(o->check_cost, o->settled_t);
+                         : (uint64_t)hyt_probe_drift_calls(o->check_cost, o->settled_t,
+                                                           o->n - o->last_settle);
     o->next_drift = o->drift_every ? o->n + o->drift_every : 0;
 }
 

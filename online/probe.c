@@ -426,11 +426,12 @@ int hyt_probe_drifted(double settled_t, double now_t, double factor)
     return settled_t > 0 && now_t > settled_t * factor;
 }
 
-long hyt_probe_drift_calls(double check_s, double settled_t)
+long hyt_probe_drift_calls(double check_s, double settled_t, unsigned long long stable)
 {
-    if (!(settled_t > 0) || !(check_s > 0))
-        return HYT_DRIFT_MIN_CALLS;
-    double d = ceil(check_s / (HYT_DRIFT_BUDGET * settled_t));
+    double d = settled_t > 0 && check_s > 0 ? ceil(check_s / (HYT_DRIFT_BUDGET * settled_t)) : 0;
+    double grown = (double)(stable / HYT_DRIFT_STABLE_DIV);
+    if (grown > d)
+        d = grown;
     return d < HYT_DRIFT_MIN_CALLS ? HYT_DRIFT_MIN_CALLS
            : d > HYT_DRIFT_MAX_CALLS ? HYT_DRIFT_MAX_CALLS : (long)d;
 }

@@ -95,11 +95,16 @@ double hyt_probe_window_time(double *g, int n, int ends, double *spread);
 int hyt_probe_drifted(double settled_t, double now_t, double factor);
 /* HYTUNE_DRIFT_INTERVAL=auto: calls between drift checks of a settled key
  * whose calls take settled_t seconds, when one check costs check_s seconds
- * (agreed over the ranks): check_s / (HYT_DRIFT_BUDGET x settled_t), within
- * [HYT_DRIFT_MIN_CALLS, HYT_DRIFT_MAX_CALLS]. */
+ * (agreed over the ranks) and the key has run stable calls since its
+ * latest settle: check_s / (HYT_DRIFT_BUDGET x settled_t), or, when
+ * larger, stable / HYT_DRIFT_STABLE_DIV (the longer a key stays stable, the
+ * rarer its checks: their cost falls towards nothing over a long run while
+ * a change is still seen within 1/HYT_DRIFT_STABLE_DIV of the key's stable
+ * life), within [HYT_DRIFT_MIN_CALLS, HYT_DRIFT_MAX_CALLS]. */
 #define HYT_DRIFT_BUDGET 0.02
+#define HYT_DRIFT_STABLE_DIV 8
 #define HYT_DRIFT_MIN_CALLS 16
 #define HYT_DRIFT_MAX_CALLS 1000
-long hyt_probe_drift_calls(double check_s, double settled_t);
+long hyt_probe_drift_calls(double check_s, double settled_t, unsigned long long stable);
 
 #endif

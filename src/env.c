@@ -93,7 +93,8 @@ static const env_var_t vars[] = {
      S_ALL_EQ},
     {"HYTUNE_DRIFT_INTERVAL", T_LONG, &hyt_cfg.drift_interval, "auto", "auto|0..1000000000",
      "calls between drift checks of a settled key; auto: as often as keeps the checks' "
-     "measured cost near 2% of the key's time (16..1000 calls); 0: never re-check",
+     "measured cost near 2% of the key's time, or every eighth of the calls since it "
+     "settled when that is rarer (16..1000 calls); 0: never re-check",
      S_ALL_EQ},
     /* node facts are agreed by the topology (the smallest of each over the ranks) */
     {"HYTUNE_NODE_HW", T_STRING, &hyt_cfg.node_hw, NULL, NULL,

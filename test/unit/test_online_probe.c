@@ -468,12 +468,36 @@ static void helpers(void)
     CHECK(hyt_probe_window_time(fill, 5, 1, &sp) == 1.25 && sp == 0,
           "spread: a loop's fill in the first increment is not noise: %g", sp);
     /* auto drift interval: 2% of the key's time goes to checks, in [16, 1000] */
-    CHECK(hyt_probe_drift_calls(8e-6, 19.8e-6) == 21, "auto: %ld",
-          hyt_probe_drift_calls(8e-6, 19.8e-6));
-    CHECK(hyt_probe_drift_calls(1e-6, 1e-3) == HYT_DRIFT_MIN_CALLS, "auto: big calls");
-    CHECK(hyt_probe_drift_calls(1e-3, 1e-6) == HYT_DRIFT_MAX_CALLS, "auto: cheap calls");
-    CHECK(hyt_probe_drift_calls(0, 1e-6) == HYT_DRIFT_MIN_CALLS &&
-          hyt_probe_drift_calls(1e-6, 0) == HYT_DRIFT_MIN_CALLS, "auto: nothing measured");
+    CHECK(hyt_probe_drift_calls(8e-6, 19.8e-6, 0) == 21, "auto: %ld",
+          hyt_probe_drift_calls(8e-6, 19.8e-6, 0));
+    CHECK(hyt_probe_drift_calls(1e-6, 1e-3, 0) == HYT_DRIFT_MIN_CALLS, "auto: big calls");
+    CHECK(hyt_probe_drift_calls(1e-3, 1e-6, 0) == HYT_DRIFT_MAX_CALLS, "auto: cheap calls");
+    CHECK(hyt_probe_drift_calls(0, 1e-6, 0) == HYT_DRIFT_MIN_CALLS &&
+          hyt_probe_drift_calls(1e-6, 0, 0) == HYT_DRIFT_MIN_CALLS, "auto: nothing measured");
+    /* a key stable for s calls is checked every s/8 calls once that is
+     * longer than the budget's interval, never rarer than every 1000 */
+    CHECK(hyt_probe_drift_calls(8e-6, 19.8e-6, 100) == 21, "stable 100: budget's 21 stays");
+    CHECK(hyt_probe_drift_calls(8e-6, 19.8e-6, 800) == 100, "stable 800: %ld",
+          hyt_probe_drift_calls(8e-6, 19.8e-6, 800));
+    CHECK(hyt_probe_drift_calls(8e-6, 19.8e-6, 100000) == HYT_DRIFT_MAX_CALLS,
+          "stable 100000: capped");
+    CHECK(hyt_probe_drift_calls(0, 0, 400) == 50, "stable 400, nothing measured: %ld",
+          hyt_probe_drift_calls(0, 0, 400));
+    {
+        /* checks over 10,000 stable calls at a budget interval of 100:
+         * without the growth 100, with it a few tens, and the gap after
+         * call c never above max(100, c/8) + 1 */
+        unsigned long long n = 0, checks = 0;
+        int late = 0;
+        while (n < 10000) {
+            long d = hyt_probe_drift_calls(2e-6, 1e-3 * 1e-3, n);
+            late |= (unsigned long long)d > (n / 8 > 100 ? n / 8 : 100) + 1;
+            n += (unsigned long long)d;
+            checks++;
+        }
+        CHECK(checks >= 20 && checks <= 40 && !late, "10,000 stable calls: %llu checks%s", checks,
+              late ? ", one gap too long" : "");
+    }
     hyt_probe_t p;
     hyt_probe_start(&p, 999, 2, 16, MIN_GAIN, MAX_WINDOWS);
     CHECK(p.k_next == 16, "start clamps to k_max: %d", p.k_next);
