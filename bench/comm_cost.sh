@@ -11,7 +11,6 @@
 # Prints rank 0's time of each step in microseconds.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-HYT_TOP=$top
 . "$top/bench/lib.sh"
 NP=${1:-256}
 PLAT=${2:-$top/platforms/dragonfly-256.xml}
