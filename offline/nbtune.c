@@ -523,60 +523,6 @@ static char *fmt_append(char *s, size_t *len, const char *fmt, ...)
     return ns;
 }
 
-char *hyt_nbtune_table_json(const hyt_nb_table_t *t)
-{
-    size_t len = 0;
-    char *s = calloc(1, 1);
-    s = fmt_append(s, &len, "\"nonblocking\": {");
-    int first = 1;
-    for (int n = 0; t && n < HYT_NB_NCOLL; n++) {
-        if (!t->nsets[n])
-            continue;
-        s = fmt_append(s, &len, "%s\n    \"%s\": [", first ? "" : ",", hyt_nb_name((hyt_nb_t)n));
-        first = 0;
-        for (int i = 0; i < t->nsets[n]; i++) {
-            const hyt_nb_set_t *st = &t->sets[n][i];
-            s = fmt_append(s, &len, "%s\n      {", i ? "," : "");
-            if (i + 1 < t->nsets[n])
-                s = fmt_append(s, &len, "\"nodes_max\": %d, \"ppn_max\": %d, ", st->nodes_max,
-                               st->ppn_max);
-            s = fmt_append(s, &len, "\"rules\": [");
-            for (int r = 0; r < st->nrules; r++) {
-                const hyt_nb_rule_t *ru = &st->rules[r];
-                s = fmt_append(s, &len, "%s\n        {", r ? "," : "");
-                if (ru->bytes_max != UINT64_MAX)
-                    s = fmt_append(s, &len, "\"bytes_max\": %llu, ",
-                                   (unsigned long long)ru->bytes_max);
-                s = fmt_append(s, &len, "\"algorithm\": \"%s\"", ru->alg);
-                if (ru->k)
-                    s = fmt_append(s, &len, ", \"k\": %d", ru->k);
-                if (ru->predicted_us >= 0)
-                    s = fmt_append(s, &len, ", \"predicted_us\": %.3f", ru->predicted_us);
-                if (ru->native_us >= 0)
-                    s = fmt_append(s, &len, ", \"native_us\": %.3f", ru->native_us);
-                s = fmt_append(s, &len, "}");
-            }
-            s = fmt_append(s, &len, "]}");
-        }
-        s = fmt_append(s, &len, "]");
-    }
-    return fmt_append(s, &len, "\n  }");
-}
-
-char *hyt_nbtune_splice(const char *table_txt, const char *member)
-{
-    const char *end = strrchr(table_txt, '}');
-    if (!end)
-        return NULL;
-    size_t head = (size_t)(end - table_txt);
-    while (head > 0 && isspace((unsigned char)table_txt[head - 1]))
-        head--;
-    size_t len = 0;
-    char *s = calloc(1, 1);
-    s = fmt_append(s, &len, "%.*s,\n  %s\n}\n", (int)head, table_txt, member);
-    return s;
-}
-
 /* ---- the MPICH selection file ---- */
 /* The parameters MPICH 4.0.2's selection file takes for algorithm alg of n
  * (csel_container.c), with the values the benchmark ran (the radix

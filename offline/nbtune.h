@@ -35,11 +35,8 @@ int hyt_nbtune_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 hyt_nb_table_t *hyt_nbtune_run(MPI_Comm comm, int nodes, int ppn, const hyt_nbtune_opts_t *o,
                                FILE *log);
 
-/* The table member: "\"nonblocking\": {...}" (malloc'ed), or NULL. */
-char *hyt_nbtune_table_json(const hyt_nb_table_t *t);
-/* table_txt (a JSON object) with member added before its closing brace
- * (malloc'ed), or NULL. */
-char *hyt_nbtune_splice(const char *table_txt, const char *member);
+/* The table's nonblocking section is written with the table
+ * (src/table.h: hyt_table_json). */
 
 /* MPICH selection-file entries of t's winners (hyt_mpich_json_named's
  * input): fills up to max entries of colls and names (MPICH's names of the

@@ -1,15 +1,15 @@
-/* Rules and table output (see rules.h).
+/* Rules (see rules.h).
  *
  * Rule generation after ACCLAiM: predict every candidate at each power of
  * two, keep the argmin, and settle each change between s and 2s by one more
  * prediction at the midpoint 1.5 s.  Thresholds are integers compared as
  * numbers (the prototype's string sort put "<=32" before "<=4").  The table
- * is built with json-c and written with src/file.c (temporary file, rename). */
+ * they make is written by src/table.c (hyt_table_json), the file by
+ * hyt_tune_write_atomic with src/file.c (temporary file, rename). */
 #include "offline/rules.h"
 #include "src/file.h"
 
 #include <errno.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,114 +302,6 @@ int hyt_rules_shortlist(hyt_rules_predict_fn predict, void *ctx, hyt_rules_sprea
     free(t);
     free(sd);
     return rc;
-}
-
-/* ---- table JSON ---- */
-static int cmp_set(const void *x, const void *y)
-{
-    const hyt_tune_set_t *a = *(const hyt_tune_set_t *const *)x, *b = *(const hyt_tune_set_t *const *)y;
-    if (a->nodes != b->nodes)
-        return a->nodes < b->nodes ? -1 : 1;
-    return (a->ppn > b->ppn) - (a->ppn < b->ppn);
-}
-
-static json_object *rule_json(const hyt_tune_rule_t *r, const char *const *names)
-{
-    json_object *o = json_object_new_object();
-    if (r->bytes_max != UINT64_MAX)
-        json_object_object_add(o, "bytes_max", json_object_new_int64((int64_t)r->bytes_max));
-    json_object_object_add(o, "algorithm", json_object_new_string(names[r->alg]));
-    if (r->k > 0)
-        json_object_object_add(o, "k", json_object_new_int(r->k));
-    if (r->us >= 0)
-        json_object_object_add(o, "predicted_us", json_object_new_double(r->us));
-    if (r->nshort > 0 && r->shortlist[0].sd >= 0)
-        json_object_object_add(o, "spread_us", json_object_new_double(r->shortlist[0].sd));
-    if (r->native_us > 0)
-        json_object_object_add(o, "native_us", json_object_new_double(r->native_us));
-    if (r->nshort > 1) {
-        json_object *l = json_object_new_array();
-        for (int i = 1; i < r->nshort; i++) {
-            const hyt_tune_cand_t *c = &r->shortlist[i];
-            json_object *e = json_object_new_object();
-            json_object_object_add(e, "algorithm", json_object_new_string(names[c->alg]));
-            if (c->k > 0)
-                json_object_object_add(e, "k", json_object_new_int(c->k));
-            json_object_object_add(e, "predicted_us", json_object_new_double(c->us));
-            if (c->sd >= 0)
-                json_object_object_add(e, "spread_us", json_object_new_double(c->sd));
-            json_object_array_add(l, e);
-        }
-        json_object_object_add(o, "shortlist", l);
-    }
-    return o;
-}
-
-/* First-match order (src/table.c): shapes by nodes then ppn ascending, so a
- * communicator takes the smallest tuned shape that covers it. */
-static json_object *coll_json(const hyt_tune_coll_t *c, int maxn, int maxp)
-{
-    const hyt_tune_set_t **order = malloc((size_t)c->nsets * sizeof *order);
-    if (!order)
-        return NULL;
-    for (int i = 0; i < c->nsets; i++)
-        order[i] = &c->sets[i];
-    qsort(order, (size_t)c->nsets, sizeof *order, cmp_set);
-    json_object *arr = json_object_new_array();
-    for (int i = 0; i < c->nsets; i++) {
-        const hyt_tune_set_t *s = order[i];
-        json_object *o = json_object_new_object(), *rules = json_object_new_array();
-        if (s->nodes < maxn)
-            json_object_object_add(o, "nodes_max", json_object_new_int(s->nodes));
-        if (s->ppn < maxp)
-            json_object_object_add(o, "ppn_max", json_object_new_int(s->ppn));
-        if (s->setup_us >= 0)
-            json_object_object_add(o, "setup_us", json_object_new_double(s->setup_us));
-        for (int r = 0; r < s->nrules; r++)
-            json_object_array_add(rules, rule_json(&s->rules[r], s->alg_names));
-        json_object_object_add(o, "rules", rules);
-        json_object_array_add(arr, o);
-    }
-    free(order);
-    return arr;
-}
-
-char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, int k_max,
-                     const hyt_tune_coll_t *colls, int ncolls)
-{
-    json_object *root = json_object_new_object(), *plat = json_object_new_object(),
-                *cs = json_object_new_object();
-    json_object_object_add(root, "format", json_object_new_int(2));
-    json_object_object_add(plat, "nodes", json_object_new_int(nodes));
-    json_object_object_add(plat, "ppn", json_object_new_int(ppn));
-    json_object_object_add(plat, "mpi", json_object_new_string(mpi ? mpi : "unknown"));
-    json_object_object_add(root, "platform", plat);
-    json_object *tu = json_object_new_object(); /* how the times were measured */
-    json_object_object_add(tu, "arrival", json_object_new_string(arrival));
-    json_object_object_add(tu, "metric", json_object_new_string(strcmp(arrival, "sync")
-                                                                    ? "last delay"
-                                                                    : "slowest rank's call"));
-    if (k_max > 0)
-        json_object_object_add(tu, "k_max", json_object_new_int(k_max));
-    json_object_object_add(root, "tuning", tu);
-    for (int c = 0; c < ncolls; c++) {
-        int maxn = 0, maxp = 0;
-        for (int i = 0; i < colls[c].nsets; i++) {
-            if (colls[c].sets[i].nodes > maxn)
-                maxn = colls[c].sets[i].nodes;
-            if (colls[c].sets[i].ppn > maxp)
-                maxp = colls[c].sets[i].ppn;
-        }
-        json_object *a = coll_json(&colls[c], maxn, maxp);
-        if (a)
-            json_object_object_add(cs, colls[c].name, a);
-    }
-    json_object_object_add(root, "collectives", cs);
-    const char *txt = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                               JSON_C_TO_STRING_NOSLASHESCAPE);
-    char *copy = txt ? strdup(txt) : NULL;
-    json_object_put(root);
-    return copy;
 }
 
 int hyt_tune_write_atomic(const char *path, const char *text, char *err, size_t errlen)

@@ -5,6 +5,7 @@
 #define HYT_RULES_H
 
 #include "offline/active.h"
+#include "src/table.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,23 +15,8 @@
 typedef int (*hyt_rules_predict_fn)(void *ctx, const hyt_al_point_t *pts, int n, double *us);
 int hyt_rules_predict_al(void *ctx, const hyt_al_point_t *pts, int n, double *us);
 
-/* A rule's shortlist (table format 2): at most HYT_TUNE_SHORTLIST
- * candidates, the rule's own first, one per algorithm. */
-#define HYT_TUNE_SHORTLIST 4
-typedef struct hyt_tune_cand {
-    int alg, k;
-    double us, sd;       /* predicted time and jackknife deviation (sd < 0: unknown) */
-} hyt_tune_cand_t;
-
-typedef struct hyt_tune_rule {
-    uint64_t bytes_max;  /* UINT64_MAX: the last rule, no bound */
-    int alg, k;          /* the candidate (as in hyt_al_point_t) */
-    double us;           /* predicted time at the rule's largest power-of-two size */
-    double native_us;    /* native's predicted time there (> 0; else not written):
-                          * hyt_rules_shortlist fills it for rules not native */
-    int nshort;          /* 0: no shortlist written (hyt_rules_shortlist fills it) */
-    hyt_tune_cand_t shortlist[HYT_TUNE_SHORTLIST];
-} hyt_tune_rule_t;
+/* The rule and table types the tuner builds (hyt_tune_rule_t ...) and the
+ * table writer: src/table.h, the table file's module. */
 
 /* Rules for one shape (nodes, ppn): the best of the ncand candidates (their
  * alg and k fields; shape and bytes ignored) at every power of two from
@@ -115,29 +101,6 @@ int hyt_rules_shortlist(hyt_rules_predict_fn predict, void *ctx, hyt_rules_sprea
                         const char *const *names, int native, uint64_t bytes_top,
                         hyt_tune_rule_t *rules, int nr);
 
-/* ---- the hytune table (format 2, read by src/table.c) ---- */
-typedef struct hyt_tune_set {
-    int nodes, ppn;               /* the shape the rules were built for */
-    int nrules;
-    const hyt_tune_rule_t *rules;
-    const char *const *alg_names; /* name of candidate category alg (registry name) */
-    double setup_us;              /* a new communicator's cost (us; < 0: not written) */
-} hyt_tune_set_t;
-
-typedef struct hyt_tune_coll {
-    const char *name;             /* "allreduce" */
-    int nsets;
-    const hyt_tune_set_t *sets;   /* any order: written by (nodes, ppn) ascending */
-} hyt_tune_coll_t;
-
-/* JSON text of the table (malloc'ed) or NULL.  The largest shape of the job
- * gets no nodes_max / ppn_max bound, so larger communicators match it.
- * arrival: the --arrival pattern the times were measured with ("sync" by
- * default), written as "tuning": {"arrival", "metric"}; k_max > 0: the
- * largest radix tried, written as "tuning": {"k_max"} (it bounds hybrid
- * mode's radix probe). */
-char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, int k_max,
-                     const hyt_tune_coll_t *colls, int ncolls);
 /* Write text to path atomically (temp file in the same folder, fsync,
  * rename): a killed run leaves the previous file.  0, or -1 with err set. */
 int hyt_tune_write_atomic(const char *path, const char *text, char *err, size_t errlen);

@@ -112,14 +112,8 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
             if (cs[i].cands[q].k > k_max)
                 k_max = cs[i].cands[q].k;
     char *txt = hyt_table_json(j->nodes, j->ppn, ver, t->arrival ? t->arrival : "sync",
-                               k_max >= 2 ? k_max : 0, colls, ncs);
+                               k_max >= 2 ? k_max : 0, colls, ncs, nb);
     char err[600];
-    if (txt && nb) { /* the nonblocking section: one more top-level member */
-        char *member = hyt_nbtune_table_json(nb), *all = member ? hyt_nbtune_splice(txt, member) : NULL;
-        free(member);
-        free(txt);
-        txt = all;
-    }
     if (!txt) {
         fprintf(stderr, "hytune tune: out of memory building the table\n");
         goto out;

@@ -6,6 +6,7 @@
 #include "offline/oracle.h"
 #include "offline/rules.c"
 #include "src/hyt.h"
+#include "src/nbsel.h"
 #include "test/check.h"
 
 #include <glob.h>
@@ -232,7 +233,7 @@ static void test_table(void)
     int n2 = hyt_rules_build(two_alg, NULL, 4, 2, c2, 2, 1, 1 << 20, 1, r2, 4);
     hyt_tune_set_t sets[2] = {{4, 2, n2, r2, names, -1}, {1, 1, n1, r1, names, -1}};
     hyt_tune_coll_t coll = {"allreduce", 2, sets};
-    char *txt = hyt_table_json(4, 2, "test", "sync", 16, &coll, 1);
+    char *txt = hyt_table_json(4, 2, "test", "sync", 16, &coll, 1, NULL);
     CHECK(txt != NULL, "json");
     char path[] = "/tmp/hyt-test-rules-XXXXXX";
     int fd = mkstemp(path);
@@ -346,7 +347,7 @@ static void test_shortlist(void)
         }
     hyt_tune_set_t set = {2, 2, n, r, names, 131.5};
     hyt_tune_coll_t coll = {"allreduce", 1, &set};
-    char *txt = hyt_table_json(2, 2, "test", "sync", 0, &coll, 1);
+    char *txt = hyt_table_json(2, 2, "test", "sync", 0, &coll, 1, NULL);
     char path[] = "/tmp/hyt-test-rules-XXXXXX", err[512];
     int fd = mkstemp(path);
     close(fd);
@@ -363,6 +364,56 @@ static void test_shortlist(void)
     CHECK(s && s->setup_us == 131.5 && ru && ru->native_us == 12.5 && ru->predicted_us == 10.0,
           "setup_us and native_us read back: %g, %g", s ? s->setup_us : -2, ru ? ru->native_us : -2);
     CHECK(t && t->k_max == 0, "no k_max given, one read back: %d", t ? t->k_max : -1);
+    hyt_table_free(t);
+    unlink(path);
+    free(txt);
+}
+
+/* The nonblocking section written with the table (src/table.c) reads back
+ * as written: sets, bounds, rules, radixes and times. */
+static void test_table_nb(void)
+{
+    const char *names[3];
+    pick_names(names);
+    hyt_tune_rule_t r = {.bytes_max = UINT64_MAX, .alg = 0, .us = -1};
+    hyt_tune_set_t set = {2, 2, 1, &r, names, -1};
+    hyt_tune_coll_t coll = {"allreduce", 1, &set};
+    hyt_nb_rule_t r0[2] = {{.bytes_max = 1024, .alg = "tsp_recexch_single_buffer", .k = 4,
+                            .predicted_us = 1.25, .native_us = 2.5},
+                           {.bytes_max = UINT64_MAX, .alg = "auto", .predicted_us = -1,
+                            .native_us = -1}},
+                  r1[1] = {{.bytes_max = UINT64_MAX, .alg = "tsp_tree", .k = 3,
+                            .predicted_us = 7.125, .native_us = -1}};
+    hyt_nb_table_t nb = {0};
+    hyt_nb_set_t sets[2] = {{2, 2, 2, r0}, {INT32_MAX, INT32_MAX, 1, r1}};
+    nb.nsets[HYT_NB_IALLREDUCE] = 2;
+    nb.sets[HYT_NB_IALLREDUCE] = sets;
+    char *txt = hyt_table_json(2, 2, "test", "sync", 0, &coll, 1, &nb);
+    char path[] = "/tmp/hyt-test-rules-XXXXXX", err[512];
+    int fd = mkstemp(path);
+    close(fd);
+    CHECK(txt && hyt_tune_write_atomic(path, txt, err, sizeof err) == 0, "write with nb");
+    hyt_table_t *t = hyt_table_load(path, err, sizeof err);
+    CHECK(t && t->nb, "table with a nonblocking section does not load: %s", t ? "no section" : err);
+    if (t && t->nb) {
+        const hyt_nb_table_t *b = t->nb;
+        CHECK(b->nsets[HYT_NB_IALLREDUCE] == 2 && b->nsets[HYT_NB_IBCAST] == 0, "nb sets %d",
+              b->nsets[HYT_NB_IALLREDUCE]);
+        const hyt_nb_set_t *s0 = &b->sets[HYT_NB_IALLREDUCE][0], *s1 = s0 + 1;
+        CHECK(s0->nodes_max == 2 && s0->ppn_max == 2 && s0->nrules == 2 &&
+                  s1->nodes_max == INT32_MAX && s1->ppn_max == INT32_MAX && s1->nrules == 1,
+              "nb set bounds");
+        const hyt_nb_rule_t *a = s0->rules, *c = s1->rules;
+        CHECK(a[0].bytes_max == 1024 && !strcmp(a[0].alg, "tsp_recexch_single_buffer") &&
+                  a[0].k == 4 && a[0].predicted_us == 1.25 && a[0].native_us == 2.5,
+              "nb rule 0: %s k=%d %g %g", a[0].alg, a[0].k, a[0].predicted_us, a[0].native_us);
+        CHECK(a[1].bytes_max == UINT64_MAX && !strcmp(a[1].alg, "auto") && a[1].k == 0 &&
+                  a[1].predicted_us < 0 && a[1].native_us < 0,
+              "nb rule 1: %s", a[1].alg);
+        CHECK(c[0].bytes_max == UINT64_MAX && !strcmp(c[0].alg, "tsp_tree") && c[0].k == 3 &&
+                  c[0].predicted_us == 7.125 && c[0].native_us < 0,
+              "nb set 1 rule: %s k=%d %g", c[0].alg, c[0].k, c[0].predicted_us);
+    }
     hyt_table_free(t);
     unlink(path);
     free(txt);
@@ -718,6 +769,7 @@ int main(void)
     test_midpoint();
     test_native_guard();
     test_table();
+    test_table_nb();
     test_shortlist();
     return check_done("test_rules");
 }
