@@ -1,8 +1,8 @@
 /* `hytune report STATS.json [MORE.json ...] [--png DIR] [--csv]`.
  *
- * Reads statistics files (src/stats.c writes them; schema and version in
- * docs/statistics.md) through src/file.c's reader and json-c, checks every
- * field it uses, and prints: where the collective time went (by entry point,
+ * Reads statistics files with src/stats.c, which writes them and reads them
+ * back checking every field (hyt_stats_load; schema and version in
+ * docs/statistics.md), and prints: where the collective time went (by entry point,
  * then per communicator, collective and size), what chose each algorithm
  * (table, online, forced, MPI's own selection with its reason, fallbacks),
  * the online probing cost; with two or more files a side-by-side comparison
@@ -11,11 +11,11 @@
 #include "offline/report.h"
 #include "src/file.h"
 #include "src/hyt.h"
+#include "src/stats.h"
 
 #include <errno.h>
 #include <json-c/json.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,319 +25,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-/* One key (communicator, entry point, size bucket) of a file. */
-typedef struct rkey {
-    long long comm_id;
-    int size, nodes, ppn;
-    const char *call, *collective, *alg, *source, *why;
-    int bucket, k;
-    long long calls, timed, bytes, tuned, native, fallbacks;
-    double time;
-    char fbtext[160];         /* "reason N, reason N" */
-    int online;               /* an online record */
-    const char *state;
-    long long probing_calls, probes, settled_k; /* settled_k -1: none */
-    double overhead_us;
-    /* the online choice among a shortlist (ncand 0: none) */
-    int ncand;
-    json_object *cands;       /* the "candidates" array, checked */
-    const char *cand_from, *chosen;
-    long long choosing_calls, choices, switches;
-} rkey_t;
-
-typedef struct rfile {
-    const char *path;
-    json_object *root;
-    int rank, world;
-    const char *mode, *table;
-    rkey_t *keys;
-    int nkeys;
-} rfile_t;
-
-typedef struct jerr {
-    const char *file;
-    char *buf;
-    size_t len;
-} jerr_t;
-
-static int fail(jerr_t *e, const char *where, const char *fmt, ...) HYT_PRINTF(3, 4);
-static int fail(jerr_t *e, const char *where, const char *fmt, ...)
-{
-    int n = snprintf(e->buf, e->len, "%s: %s: ", e->file, where);
-    va_list ap;
-    va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < e->len)
-        vsnprintf(e->buf + n, e->len - (size_t)n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static int get_field(json_object *o, const char *name, json_type t, int optional,
-                     json_object **out, jerr_t *e, const char *at)
-{
-    char where[160];
-    snprintf(where, sizeof where, "%s%s", at, name);
-    if (!json_object_object_get_ex(o, name, out) || !*out) {
-        *out = NULL;
-        return optional ? 0 : fail(e, where, "missing");
-    }
-    if (t == json_type_double && json_object_is_type(*out, json_type_int))
-        return 0;
-    if (!json_object_is_type(*out, t))
-        return fail(e, where, "expected %s", t == json_type_int ? "an integer"
-                    : t == json_type_double ? "a number" : t == json_type_string ? "a string"
-                    : t == json_type_array ? "an array" : "an object");
-    return 0;
-}
-
-static int get_ll(json_object *o, const char *name, long long lo, long long *v, jerr_t *e,
-                  const char *at)
-{
-    json_object *j;
-    if (get_field(o, name, json_type_int, 0, &j, e, at))
-        return -1;
-    *v = (long long)json_object_get_int64(j);
-    if (*v < lo) {
-        char where[160];
-        snprintf(where, sizeof where, "%s%s", at, name);
-        return fail(e, where, "%lld is below %lld", *v, lo);
-    }
-    return 0;
-}
-
-static int get_int(json_object *o, const char *name, int lo, int hi, int *v, jerr_t *e,
-                   const char *at)
-{
-    long long x;
-    if (get_ll(o, name, lo, &x, e, at))
-        return -1;
-    if (x > hi) {
-        char where[160];
-        snprintf(where, sizeof where, "%s%s", at, name);
-        return fail(e, where, "%lld is above %d", x, hi);
-    }
-    *v = (int)x;
-    return 0;
-}
-
-static int get_str(json_object *o, const char *name, int optional, const char **v, jerr_t *e,
-                   const char *at)
-{
-    json_object *j;
-    if (get_field(o, name, json_type_string, optional, &j, e, at))
-        return -1;
-    *v = j ? json_object_get_string(j) : NULL;
-    return 0;
-}
-
-static int get_num(json_object *o, const char *name, double *v, jerr_t *e, const char *at)
-{
-    json_object *j;
-    if (get_field(o, name, json_type_double, 0, &j, e, at))
-        return -1;
-    *v = json_object_get_double(j);
-    return 0;
-}
-
-/* A nullable number: v = -1 when null. */
-static int get_opt_num(json_object *o, const char *name, double *v, jerr_t *e, const char *at)
-{
-    json_object *j;
-    if (get_field(o, name, json_type_double, 1, &j, e, at))
-        return -1;
-    *v = j ? json_object_get_double(j) : -1;
-    return 0;
-}
-
-/* The online choice of a key with a shortlist (absent: none). */
-static int load_choice(json_object *on, rkey_t *k, jerr_t *e, const char *w)
-{
-    json_object *cs;
-    if (get_field(on, "candidates", json_type_array, 1, &cs, e, w))
-        return -1;
-    if (!cs)
-        return 0;
-    if (get_str(on, "shortlist_from", 0, &k->cand_from, e, w) ||
-        get_str(on, "chosen_algorithm", 1, &k->chosen, e, w) ||
-        get_ll(on, "choosing_calls", 0, &k->choosing_calls, e, w) ||
-        get_ll(on, "choices", 0, &k->choices, e, w) ||
-        get_ll(on, "switches", 0, &k->switches, e, w))
-        return -1;
-    size_t n = json_object_array_length(cs);
-    for (size_t i = 0; i < n; i++) {
-        json_object *c = json_object_array_get_idx(cs, i);
-        char at[224];
-        snprintf(at, sizeof at, "%scandidates[%zu].", w, i);
-        const char *s;
-        int kk;
-        double t;
-        if (!json_object_is_type(c, json_type_object))
-            return fail(e, at, "expected an object");
-        if (get_str(c, "algorithm", 0, &s, e, at) || get_int(c, "k", 0, INT32_MAX, &kk, e, at) ||
-            get_str(c, "status", 0, &s, e, at) || get_opt_num(c, "time_us", &t, e, at) ||
-            get_opt_num(c, "predicted_us", &t, e, at))
-            return -1;
-    }
-    k->cands = cs;
-    k->ncand = (int)n;
-    return 0;
-}
-
-static int load_online(json_object *on, rkey_t *k, jerr_t *e, const char *at)
-{
-    char w[160];
-    snprintf(w, sizeof w, "%sonline.", at);
-    json_object *probes, *settled;
-    if (get_str(on, "state", 0, &k->state, e, w) || get_ll(on, "probing_calls", 0,
-                                                             &k->probing_calls, e, w) ||
-        get_num(on, "overhead_us", &k->overhead_us, e, w) ||
-        get_field(on, "probes", json_type_array, 0, &probes, e, w) ||
-        get_field(on, "settled_k", json_type_int, 1, &settled, e, w))
-        return -1;
-    k->online = 1;
-    k->probes = (long long)json_object_array_length(probes);
-    k->settled_k = settled ? json_object_get_int(settled) : -1;
-    return load_choice(on, k, e, w);
-}
-
-static int load_key(json_object *o, rkey_t *k, jerr_t *e, const char *at)
-{
-    json_object *fb, *on;
-    if (!json_object_is_type(o, json_type_object))
-        return fail(e, at, "expected an object");
-    if (get_str(o, "call", 0, &k->call, e, at) ||
-        get_str(o, "collective", 0, &k->collective, e, at) ||
-        get_int(o, "bucket", 0, HYT_NBUCKETS - 1, &k->bucket, e, at) ||
-        get_ll(o, "calls", 0, &k->calls, e, at) || get_ll(o, "timed_calls", 0, &k->timed, e, at) ||
-        get_ll(o, "bytes", 0, &k->bytes, e, at) || get_num(o, "time_s", &k->time, e, at) ||
-        get_str(o, "algorithm", 0, &k->alg, e, at) || get_int(o, "k", 0, INT32_MAX, &k->k, e, at) ||
-        get_str(o, "source", 0, &k->source, e, at) ||
-        get_ll(o, "tuned_calls", 0, &k->tuned, e, at) ||
-        get_ll(o, "native_calls", 0, &k->native, e, at) ||
-        get_str(o, "native_reason", 1, &k->why, e, at) ||
-        get_field(o, "fallbacks", json_type_object, 0, &fb, e, at) ||
-        get_field(o, "online", json_type_object, 1, &on, e, at))
-        return -1;
-    if (strcmp(k->source, "table") && strcmp(k->source, "online") && strcmp(k->source, "forced") &&
-        strcmp(k->source, "mpi")) {
-        char where[160];
-        snprintf(where, sizeof where, "%ssource", at);
-        return fail(e, where, "\"%s\" is none of table, online, forced, mpi", k->source);
-    }
-    size_t o_len = 0;
-    char w[160];
-    snprintf(w, sizeof w, "%sfallbacks.", at);
-    json_object_object_foreach(fb, reason, jn)
-    {
-        long long n;
-        if (get_ll(fb, reason, 0, &n, e, w))
-            return -1;
-        (void)jn;
-        k->fallbacks += n;
-        int m = snprintf(k->fbtext + o_len, sizeof k->fbtext - o_len, "%s%s %lld",
-                         o_len ? ", " : "", reason, n);
-        if (m > 0 && o_len + (size_t)m < sizeof k->fbtext)
-            o_len += (size_t)m;
-    }
-    return on ? load_online(on, k, e, at) : 0;
-}
-
-/* Read and check one statistics file; 0, or -1 with err set. */
-static int load_file(const char *path, rfile_t *f, char *err, size_t errlen)
-{
-    jerr_t e = {path, err, errlen};
-    memset(f, 0, sizeof *f);
-    f->path = path;
-    char why[256];
-    size_t len;
-    char *text = hyt_file_read(path, HYT_FILE_MAX_BYTES, &len, why, sizeof why);
-    if (!text) {
-        snprintf(err, errlen, "cannot read %s (%s)", path, why);
-        return -1;
-    }
-    json_tokener *tok = json_tokener_new();
-    f->root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
-    enum json_tokener_error je = tok ? json_tokener_get_error(tok) : json_tokener_success;
-    if (tok)
-        json_tokener_free(tok);
-    free(text);
-    if (je != json_tokener_success || !f->root) {
-        snprintf(err, errlen, "%s is not a hytune statistics file (not JSON: %s); "
-                 "HYTUNE_STATS=PATH writes one to PATH.json", path,
-                 je == json_tokener_continue ? "unexpected end of file"
-                 : je != json_tokener_success ? json_tokener_error_desc(je) : "no JSON value");
-        return -1;
-    }
-    json_object *root = f->root, *j, *comms;
-    if (!json_object_is_type(root, json_type_object) ||
-        !json_object_object_get_ex(root, "content", &j) ||
-        !json_object_is_type(j, json_type_string) ||
-        strcmp(json_object_get_string(j), HYT_STATS_CONTENT) != 0) {
-        snprintf(err, errlen, "%s is not a hytune statistics file (no \"content\": \"%s\" at "
-                 "the top); HYTUNE_STATS=PATH writes one to PATH.json", path, HYT_STATS_CONTENT);
-        return -1;
-    }
-    if (!json_object_object_get_ex(root, "format", &j) || !json_object_is_type(j, json_type_int) ||
-        json_object_get_int64(j) != HYT_STATS_FORMAT) {
-        snprintf(err, errlen, "%s is a hytune statistics file of format %s; this hytune reads "
-                 "format %d (read it with the hytune that wrote it, or rerun the job)", path,
-                 j ? json_object_to_json_string(j) : "(none)", HYT_STATS_FORMAT);
-        return -1;
-    }
-    if (get_int(root, "rank", 0, INT32_MAX, &f->rank, &e, "") ||
-        get_int(root, "world_size", 1, INT32_MAX, &f->world, &e, "") ||
-        get_str(root, "mode", 0, &f->mode, &e, "") || get_str(root, "table", 1, &f->table, &e, "") ||
-        get_field(root, "communicators", json_type_array, 0, &comms, &e, ""))
-        return -1;
-    size_t n = 0, nc = json_object_array_length(comms);
-    for (size_t c = 0; c < nc; c++) {
-        json_object *co = json_object_array_get_idx(comms, c), *keys;
-        char at[96];
-        snprintf(at, sizeof at, "communicators[%zu].", c);
-        if (!json_object_is_type(co, json_type_object))
-            return fail(&e, at, "expected an object");
-        if (get_field(co, "keys", json_type_array, 0, &keys, &e, at))
-            return -1;
-        n += json_object_array_length(keys);
-    }
-    f->keys = calloc(n ? n : 1, sizeof *f->keys);
-    if (!f->keys) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    for (size_t c = 0; c < nc; c++) {
-        json_object *co = json_object_array_get_idx(comms, c), *keys;
-        char at[96];
-        snprintf(at, sizeof at, "communicators[%zu].", c);
-        long long id;
-        int size, nodes, ppn;
-        if (get_ll(co, "id", 0, &id, &e, at) || get_int(co, "size", 1, INT32_MAX, &size, &e, at) ||
-            get_int(co, "nodes", 1, INT32_MAX, &nodes, &e, at) ||
-            get_int(co, "ppn", 1, INT32_MAX, &ppn, &e, at))
-            return -1;
-        json_object_object_get_ex(co, "keys", &keys);
-        for (size_t i = 0; i < json_object_array_length(keys); i++) {
-            char kat[128];
-            snprintf(kat, sizeof kat, "%skeys[%zu].", at, i);
-            rkey_t *k = &f->keys[f->nkeys];
-            if (load_key(json_object_array_get_idx(keys, i), k, &e, kat))
-                return -1;
-            k->comm_id = id;
-            k->size = size;
-            k->nodes = nodes;
-            k->ppn = ppn;
-            f->nkeys++;
-        }
-    }
-    return 0;
-}
-
-static void free_file(rfile_t *f)
-{
-    json_object_put(f->root);
-    free(f->keys);
-}
 
 /* ---- text helpers ---- */
 
@@ -369,7 +56,7 @@ static void bucket_label(int b, char *buf, size_t len)
     snprintf(buf, len, "%s-%s", lo, hi);
 }
 
-static void choice_text(const rkey_t *k, char *buf, size_t len)
+static void choice_text(const hyt_stats_key_t *k, char *buf, size_t len)
 {
     if (strcmp(k->alg, "native") == 0)
         snprintf(buf, len, "native");
@@ -380,7 +67,7 @@ static void choice_text(const rkey_t *k, char *buf, size_t len)
 }
 
 /* What chose it, and why MPI's own collective ran where it did. */
-static void why_text(const rkey_t *k, char *buf, size_t len)
+static void why_text(const hyt_stats_key_t *k, char *buf, size_t len)
 {
     const char *by = !strcmp(k->source, "mpi") ? "MPI's selection" : k->source;
     int n = snprintf(buf, len, "%s", by);
@@ -410,14 +97,14 @@ static int by_time_desc(const void *x, const void *y)
 }
 
 /* Sum the keys by entry point; a malloc'ed array, most time first. */
-static entry_t *entries(const rfile_t *f, int *n)
+static entry_t *entries(const hyt_stats_file_t *f, int *n)
 {
     entry_t *e = calloc(f->nkeys ? (size_t)f->nkeys : 1, sizeof *e);
     *n = 0;
     if (!e)
         return NULL;
     for (int i = 0; i < f->nkeys; i++) {
-        const rkey_t *k = &f->keys[i];
+        const hyt_stats_key_t *k = &f->keys[i];
         int j = 0;
         while (j < *n && strcmp(e[j].call, k->call))
             j++;
@@ -434,7 +121,7 @@ static entry_t *entries(const rfile_t *f, int *n)
     return e;
 }
 
-static double total_time(const rfile_t *f)
+static double total_time(const hyt_stats_file_t *f)
 {
     double t = 0;
     for (int i = 0; i < f->nkeys; i++)
@@ -442,13 +129,13 @@ static double total_time(const rfile_t *f)
     return t;
 }
 
-static void print_header(const rfile_t *f, const char *tag)
+static void print_header(const hyt_stats_file_t *f, const char *tag)
 {
     printf("%s%s: rank %d of %d, mode %s, table %s\n", tag, f->path, f->rank, f->world, f->mode,
            f->table ? f->table : "none (MPI's own selection)");
 }
 
-static void print_entries(const rfile_t *f)
+static void print_entries(const hyt_stats_file_t *f)
 {
     int n;
     entry_t *e = entries(f, &n);
@@ -464,14 +151,14 @@ static void print_entries(const rfile_t *f)
     free(e);
 }
 
-static void print_keys(const rfile_t *f)
+static void print_keys(const hyt_stats_file_t *f)
 {
     double total = total_time(f);
     printf("\nBy communicator, collective and size (choice: the algorithm that ran last; "
            "chosen by: table, online, forced, or MPI's selection with its reason)\n");
     long long last = -1;
     for (int i = 0; i < f->nkeys; i++) {
-        const rkey_t *k = &f->keys[i];
+        const hyt_stats_key_t *k = &f->keys[i];
         if (i == 0 || k->comm_id != last) {
             printf("  communicator #%lld: %d ranks, %d nodes, ppn %d\n", k->comm_id, k->size,
                    k->nodes, k->ppn);
@@ -489,7 +176,7 @@ static void print_keys(const rfile_t *f)
     }
 }
 
-static void print_choices(const rfile_t *f)
+static void print_choices(const hyt_stats_file_t *f)
 {
     static const char *const src[] = {"table", "online", "forced", "mpi"};
     printf("\nWhat chose the algorithms (calls)\n");
@@ -510,7 +197,7 @@ static void print_choices(const rfile_t *f)
     /* MPI's own collective by reason, then the fallbacks */
     int any = 0;
     for (int i = 0; i < f->nkeys; i++) {
-        const rkey_t *k = &f->keys[i];
+        const hyt_stats_key_t *k = &f->keys[i];
         if (!k->native || !k->why)
             continue;
         int seen = 0;
@@ -528,7 +215,7 @@ static void print_choices(const rfile_t *f)
     }
     any = 0;
     for (int i = 0; i < f->nkeys; i++) {
-        const rkey_t *k = &f->keys[i];
+        const hyt_stats_key_t *k = &f->keys[i];
         if (!k->fallbacks)
             continue;
         char size[48];
@@ -542,7 +229,7 @@ static void print_choices(const rfile_t *f)
         printf("  no fallbacks\n");
 }
 
-static void print_probing(const rfile_t *f)
+static void print_probing(const hyt_stats_file_t *f)
 {
     long long calls = 0, keys = 0;
     double over = 0;
@@ -561,7 +248,7 @@ static void print_probing(const rfile_t *f)
     printf("    %-10s %-26s %-14s %-14s %7s %12s %12s %-10s %s\n", "comm", "call", "size",
            "algorithm", "probes", "probe calls", "overhead us", "state", "settled k");
     for (int i = 0; i < f->nkeys; i++) {
-        const rkey_t *k = &f->keys[i];
+        const hyt_stats_key_t *k = &f->keys[i];
         if (!k->online)
             continue;
         char size[48], comm[24], sk[24];
@@ -581,7 +268,7 @@ static void print_probing(const rfile_t *f)
 
 /* Per key with a shortlist: each candidate's measured window time (or why
  * it has none), the winner, the calls spent choosing, the switches. */
-static void print_online_choice(const rfile_t *f)
+static void print_online_choice(const hyt_stats_file_t *f)
 {
     int keys = 0;
     long long calls = 0;
@@ -595,7 +282,7 @@ static void print_online_choice(const rfile_t *f)
     printf("\nOnline algorithm choice (per key with a shortlist; * the winner; us: the "
            "candidate's agreed window time)\n");
     for (int i = 0; i < f->nkeys; i++) {
-        const rkey_t *k = &f->keys[i];
+        const hyt_stats_key_t *k = &f->keys[i];
         if (!k->ncand)
             continue;
         char size[48];
@@ -646,11 +333,11 @@ typedef struct crow {
     struct {
         long long calls, timed;
         double time;
-        const rkey_t *top;
+        const hyt_stats_key_t *top;
     } f[];
 } crow_t;
 
-static int crow_match(const crow_t *r, const rkey_t *k)
+static int crow_match(const crow_t *r, const hyt_stats_key_t *k)
 {
     return r->size == k->size && r->nodes == k->nodes && r->ppn == k->ppn &&
            r->bucket == k->bucket && !strcmp(r->call, k->call);
@@ -666,7 +353,7 @@ static int crow_cmp(const void *x, const void *y)
 }
 
 /* The comparison rows over nf files; NULL on no memory. */
-static crow_t **crows(const rfile_t *files, int nf, int *n)
+static crow_t **crows(const hyt_stats_file_t *files, int nf, int *n)
 {
     int cap = 0;
     for (int i = 0; i < nf; i++)
@@ -677,7 +364,7 @@ static crow_t **crows(const rfile_t *files, int nf, int *n)
         return NULL;
     for (int i = 0; i < nf; i++)
         for (int j = 0; j < files[i].nkeys; j++) {
-            const rkey_t *k = &files[i].keys[j];
+            const hyt_stats_key_t *k = &files[i].keys[j];
             int r = 0;
             while (r < *n && !crow_match(rows[r], k))
                 r++;
@@ -729,7 +416,7 @@ static double speedup(const crow_t *r, int i)
     return mean_us(r->f[0].time, r->f[0].timed) / mean_us(r->f[i].time, r->f[i].timed);
 }
 
-static void print_compare(const rfile_t *files, int nf)
+static void print_compare(const hyt_stats_file_t *files, int nf)
 {
     printf("hytune statistics, %d files side by side (speedup: the first file's mean time per "
            "call over this file's)\n", nf);
@@ -861,14 +548,14 @@ static void csv_str(FILE *o, const char *s)
     fputc('"', o);
 }
 
-static void print_csv(const rfile_t *files, int nf)
+static void print_csv(const hyt_stats_file_t *files, int nf)
 {
     printf("file,rank,mode,comm,comm_size,nodes,ppn,call,collective,bucket,bytes_min,bytes_max,"
            "calls,timed_calls,bytes,time_s,mean_us,algorithm,k,source,tuned_calls,native_calls,"
            "native_reason,fallback_calls,probing_calls,probing_overhead_us,settled_k\n");
     for (int i = 0; i < nf; i++)
         for (int j = 0; j < files[i].nkeys; j++) {
-            const rkey_t *k = &files[i].keys[j];
+            const hyt_stats_key_t *k = &files[i].keys[j];
             unsigned long long lo = k->bucket <= 1 ? (unsigned)k->bucket : 1ULL << (k->bucket - 1);
             unsigned long long hi = k->bucket <= 1 ? (unsigned)k->bucket
                                     : k->bucket >= 64 ? UINT64_MAX : (1ULL << k->bucket) - 1;
@@ -986,7 +673,7 @@ static void dat_label(FILE *m, const char *call, int bucket)
 
 /* The data of time.png, one file: a row per size bucket, a series per entry
  * point.  Rows written, -1 out of memory. */
-static int time_data_one(FILE *m, const rfile_t *files, int nf)
+static int time_data_one(FILE *m, const hyt_stats_file_t *files, int nf)
 {
     (void)nf;
     int n, rows = 0;
@@ -1023,7 +710,7 @@ static int time_data_one(FILE *m, const rfile_t *files, int nf)
 /* Several files: a row per (entry point, size) (communicator shapes summed),
  * a series per file; with speedup, the speedup of each later file over the
  * first (rows where some file has one). */
-static int comparison_data(FILE *m, const rfile_t *files, int nf, int with_speedup)
+static int comparison_data(FILE *m, const hyt_stats_file_t *files, int nf, int with_speedup)
 {
     int n, rows = 0;
     crow_t **r = crows(files, nf, &n);
@@ -1057,20 +744,20 @@ static int comparison_data(FILE *m, const rfile_t *files, int nf, int with_speed
     return rows;
 }
 
-static int time_data_many(FILE *m, const rfile_t *files, int nf)
+static int time_data_many(FILE *m, const hyt_stats_file_t *files, int nf)
 {
     return comparison_data(m, files, nf, 0);
 }
 
-static int speedup_data(FILE *m, const rfile_t *files, int nf)
+static int speedup_data(FILE *m, const hyt_stats_file_t *files, int nf)
 {
     return comparison_data(m, files, nf, 1);
 }
 
 /* DIR/NAME.dat from fill, then DIR/NAME.gp and DIR/NAME.png. */
 static int plot(const char *dir, const char *name, const char *title, const char *ylabel,
-                int ncol, int logy, int (*fill)(FILE *, const rfile_t *, int),
-                const rfile_t *files, int nf, char *err, size_t errlen)
+                int ncol, int logy, int (*fill)(FILE *, const hyt_stats_file_t *, int),
+                const hyt_stats_file_t *files, int nf, char *err, size_t errlen)
 {
     char *text = NULL, path[4200];
     size_t len = 0;
@@ -1097,7 +784,8 @@ static int plot(const char *dir, const char *name, const char *title, const char
 /* One file: time by size bucket, a series per entry point.  Several: time
  * per (entry point, size), a series per file, and the speedup over the
  * first file. */
-static int write_pngs(const rfile_t *files, int nf, const char *dir, char *err, size_t errlen)
+static int write_pngs(const hyt_stats_file_t *files, int nf, const char *dir, char *err,
+                      size_t errlen)
 {
     if (!have_gnuplot()) {
         snprintf(err, errlen, "--png needs gnuplot, which is not in PATH (install it: "
@@ -1176,15 +864,15 @@ int hyt_report_main(int argc, char **argv)
         free(paths);
         return 2;
     }
-    rfile_t *files = calloc((size_t)nf, sizeof *files);
+    hyt_stats_file_t *files = calloc((size_t)nf, sizeof *files);
     char err[12288];
     int rc = files ? 0 : 1, loaded = 0;
     if (!files)
         fprintf(stderr, "hytune report: out of memory\n");
     for (; rc == 0 && loaded < nf; loaded++)
-        if (load_file(paths[loaded], &files[loaded], err, sizeof err)) {
+        if (hyt_stats_load(paths[loaded], &files[loaded], err, sizeof err)) {
             fprintf(stderr, "hytune report: %s\n", err);
-            free_file(&files[loaded]);
+            hyt_stats_file_free(&files[loaded]);
             rc = 1;
             break;
         }
@@ -1210,7 +898,7 @@ int hyt_report_main(int argc, char **argv)
         }
     }
     for (int i = 0; i < loaded; i++)
-        free_file(&files[i]);
+        hyt_stats_file_free(&files[i]);
     free(files);
     free(paths);
     return rc;

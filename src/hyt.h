@@ -438,11 +438,6 @@ static inline int hyt_bucket(size_t bytes)
 }
 
 
-/* The statistics JSON (HYTUNE_STATS=PATH writes PATH.json, src/stats.c):
- * its top-level "content" and "format" (docs/statistics.md). */
-#define HYT_STATS_CONTENT "hytune statistics"
-#define HYT_STATS_FORMAT 2
-
 /* Counters and decision state of one selection key (comm, collective, bucket). */
 typedef struct hyt_key {
     hyt_coll_t coll;

@@ -1,18 +1,21 @@
-/* Statistics dump at finalize (HYTUNE_STATS=stderr|stdout|PATH).
+/* Statistics dump at finalize (HYTUNE_STATS=stderr|stdout|PATH), and the
+ * reader of its JSON file (src/stats.h: one module for the file format).
  *
  * Per communicator (size, nodes, ppn) and per key (collective, size bucket):
  * calls, bytes, time, algorithm, k, fallbacks by reason, and the online
  * component's probing record.  A human report, plus PATH.json for machines
- * (`hytune tune --warm-start`).  A PATH with %r is written by every rank,
- * otherwise by rank 0 only; %j is the job id.  Files are written atomically
- * (temporary file + rename). */
-#include "hyt.h"
-#include "src/nbsel.h"
+ * (`hytune tune --warm-start`, `hytune report`, which reads it with
+ * hyt_stats_load).  A PATH with %r is written by every rank, otherwise by
+ * rank 0 only; %j is the job id.  Files are written atomically (temporary
+ * file + rename). */
+#include "src/stats.h"
 #include "src/file.h"
+#include "src/nbsel.h"
 
 #include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -385,4 +388,289 @@ void hyt_stats_dump(void)
     if (hyt_file_write(jpath, json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY)) != 0)
         hyt_error(HYT_TOPIC_CORE, "HYTUNE_STATS: cannot write %s (%s)", jpath, strerror(errno));
     json_object_put(root);
+}
+
+/* ---- reading (hytune report) ---- */
+
+typedef struct jerr {
+    const char *file;
+    char *buf;
+    size_t len;
+} jerr_t;
+
+static int fail(jerr_t *e, const char *where, const char *fmt, ...) HYT_PRINTF(3, 4);
+static int fail(jerr_t *e, const char *where, const char *fmt, ...)
+{
+    int n = snprintf(e->buf, e->len, "%s: %s: ", e->file, where);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < e->len)
+        vsnprintf(e->buf + n, e->len - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int get_field(json_object *o, const char *name, json_type t, int optional,
+                     json_object **out, jerr_t *e, const char *at)
+{
+    char where[160];
+    snprintf(where, sizeof where, "%s%s", at, name);
+    if (!json_object_object_get_ex(o, name, out) || !*out) {
+        *out = NULL;
+        return optional ? 0 : fail(e, where, "missing");
+    }
+    if (t == json_type_double && json_object_is_type(*out, json_type_int))
+        return 0;
+    if (!json_object_is_type(*out, t))
+        return fail(e, where, "expected %s", t == json_type_int ? "an integer"
+                    : t == json_type_double ? "a number" : t == json_type_string ? "a string"
+                    : t == json_type_array ? "an array" : "an object");
+    return 0;
+}
+
+static int get_ll(json_object *o, const char *name, long long lo, long long *v, jerr_t *e,
+                  const char *at)
+{
+    json_object *j;
+    if (get_field(o, name, json_type_int, 0, &j, e, at))
+        return -1;
+    *v = (long long)json_object_get_int64(j);
+    if (*v < lo) {
+        char where[160];
+        snprintf(where, sizeof where, "%s%s", at, name);
+        return fail(e, where, "%lld is below %lld", *v, lo);
+    }
+    return 0;
+}
+
+static int get_int(json_object *o, const char *name, int lo, int hi, int *v, jerr_t *e,
+                   const char *at)
+{
+    long long x;
+    if (get_ll(o, name, lo, &x, e, at))
+        return -1;
+    if (x > hi) {
+        char where[160];
+        snprintf(where, sizeof where, "%s%s", at, name);
+        return fail(e, where, "%lld is above %d", x, hi);
+    }
+    *v = (int)x;
+    return 0;
+}
+
+static int get_str(json_object *o, const char *name, int optional, const char **v, jerr_t *e,
+                   const char *at)
+{
+    json_object *j;
+    if (get_field(o, name, json_type_string, optional, &j, e, at))
+        return -1;
+    *v = j ? json_object_get_string(j) : NULL;
+    return 0;
+}
+
+static int get_num(json_object *o, const char *name, double *v, jerr_t *e, const char *at)
+{
+    json_object *j;
+    if (get_field(o, name, json_type_double, 0, &j, e, at))
+        return -1;
+    *v = json_object_get_double(j);
+    return 0;
+}
+
+/* A nullable number: v = -1 when null. */
+static int get_opt_num(json_object *o, const char *name, double *v, jerr_t *e, const char *at)
+{
+    json_object *j;
+    if (get_field(o, name, json_type_double, 1, &j, e, at))
+        return -1;
+    *v = j ? json_object_get_double(j) : -1;
+    return 0;
+}
+
+/* The online choice of a key with a shortlist (absent: none). */
+static int load_choice(json_object *on, hyt_stats_key_t *k, jerr_t *e, const char *w)
+{
+    json_object *cs;
+    if (get_field(on, "candidates", json_type_array, 1, &cs, e, w))
+        return -1;
+    if (!cs)
+        return 0;
+    if (get_str(on, "shortlist_from", 0, &k->cand_from, e, w) ||
+        get_str(on, "chosen_algorithm", 1, &k->chosen, e, w) ||
+        get_ll(on, "choosing_calls", 0, &k->choosing_calls, e, w) ||
+        get_ll(on, "choices", 0, &k->choices, e, w) ||
+        get_ll(on, "switches", 0, &k->switches, e, w))
+        return -1;
+    size_t n = json_object_array_length(cs);
+    for (size_t i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(cs, i);
+        char at[224];
+        snprintf(at, sizeof at, "%scandidates[%zu].", w, i);
+        const char *s;
+        int kk;
+        double t;
+        if (!json_object_is_type(c, json_type_object))
+            return fail(e, at, "expected an object");
+        if (get_str(c, "algorithm", 0, &s, e, at) || get_int(c, "k", 0, INT32_MAX, &kk, e, at) ||
+            get_str(c, "status", 0, &s, e, at) || get_opt_num(c, "time_us", &t, e, at) ||
+            get_opt_num(c, "predicted_us", &t, e, at))
+            return -1;
+    }
+    k->cands = cs;
+    k->ncand = (int)n;
+    return 0;
+}
+
+static int load_online(json_object *on, hyt_stats_key_t *k, jerr_t *e, const char *at)
+{
+    char w[160];
+    snprintf(w, sizeof w, "%sonline.", at);
+    json_object *probes, *settled;
+    if (get_str(on, "state", 0, &k->state, e, w) || get_ll(on, "probing_calls", 0,
+                                                             &k->probing_calls, e, w) ||
+        get_num(on, "overhead_us", &k->overhead_us, e, w) ||
+        get_field(on, "probes", json_type_array, 0, &probes, e, w) ||
+        get_field(on, "settled_k", json_type_int, 1, &settled, e, w))
+        return -1;
+    k->online = 1;
+    k->probes = (long long)json_object_array_length(probes);
+    k->settled_k = settled ? json_object_get_int(settled) : -1;
+    return load_choice(on, k, e, w);
+}
+
+static int load_key(json_object *o, hyt_stats_key_t *k, jerr_t *e, const char *at)
+{
+    json_object *fb, *on;
+    if (!json_object_is_type(o, json_type_object))
+        return fail(e, at, "expected an object");
+    if (get_str(o, "call", 0, &k->call, e, at) ||
+        get_str(o, "collective", 0, &k->collective, e, at) ||
+        get_int(o, "bucket", 0, HYT_NBUCKETS - 1, &k->bucket, e, at) ||
+        get_ll(o, "calls", 0, &k->calls, e, at) || get_ll(o, "timed_calls", 0, &k->timed, e, at) ||
+        get_ll(o, "bytes", 0, &k->bytes, e, at) || get_num(o, "time_s", &k->time, e, at) ||
+        get_str(o, "algorithm", 0, &k->alg, e, at) || get_int(o, "k", 0, INT32_MAX, &k->k, e, at) ||
+        get_str(o, "source", 0, &k->source, e, at) ||
+        get_ll(o, "tuned_calls", 0, &k->tuned, e, at) ||
+        get_ll(o, "native_calls", 0, &k->native, e, at) ||
+        get_str(o, "native_reason", 1, &k->why, e, at) ||
+        get_field(o, "fallbacks", json_type_object, 0, &fb, e, at) ||
+        get_field(o, "online", json_type_object, 1, &on, e, at))
+        return -1;
+    if (strcmp(k->source, "table") && strcmp(k->source, "online") && strcmp(k->source, "forced") &&
+        strcmp(k->source, "mpi")) {
+        char where[160];
+        snprintf(where, sizeof where, "%ssource", at);
+        return fail(e, where, "\"%s\" is none of table, online, forced, mpi", k->source);
+    }
+    size_t o_len = 0;
+    char w[160];
+    snprintf(w, sizeof w, "%sfallbacks.", at);
+    json_object_object_foreach(fb, reason, jn)
+    {
+        long long n;
+        if (get_ll(fb, reason, 0, &n, e, w))
+            return -1;
+        (void)jn;
+        k->fallbacks += n;
+        int m = snprintf(k->fbtext + o_len, sizeof k->fbtext - o_len, "%s%s %lld",
+                         o_len ? ", " : "", reason, n);
+        if (m > 0 && o_len + (size_t)m < sizeof k->fbtext)
+            o_len += (size_t)m;
+    }
+    return on ? load_online(on, k, e, at) : 0;
+}
+
+int hyt_stats_load(const char *path, hyt_stats_file_t *f, char *err, size_t errlen)
+{
+    jerr_t e = {path, err, errlen};
+    memset(f, 0, sizeof *f);
+    f->path = path;
+    char why[256];
+    size_t len;
+    char *text = hyt_file_read(path, HYT_FILE_MAX_BYTES, &len, why, sizeof why);
+    if (!text) {
+        snprintf(err, errlen, "cannot read %s (%s)", path, why);
+        return -1;
+    }
+    json_tokener *tok = json_tokener_new();
+    f->root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
+    enum json_tokener_error je = tok ? json_tokener_get_error(tok) : json_tokener_success;
+    if (tok)
+        json_tokener_free(tok);
+    free(text);
+    if (je != json_tokener_success || !f->root) {
+        snprintf(err, errlen, "%s is not a hytune statistics file (not JSON: %s); "
+                 "HYTUNE_STATS=PATH writes one to PATH.json", path,
+                 je == json_tokener_continue ? "unexpected end of file"
+                 : je != json_tokener_success ? json_tokener_error_desc(je) : "no JSON value");
+        return -1;
+    }
+    json_object *root = f->root, *j, *comms;
+    if (!json_object_is_type(root, json_type_object) ||
+        !json_object_object_get_ex(root, "content", &j) ||
+        !json_object_is_type(j, json_type_string) ||
+        strcmp(json_object_get_string(j), HYT_STATS_CONTENT) != 0) {
+        snprintf(err, errlen, "%s is not a hytune statistics file (no \"content\": \"%s\" at "
+                 "the top); HYTUNE_STATS=PATH writes one to PATH.json", path, HYT_STATS_CONTENT);
+        return -1;
+    }
+    if (!json_object_object_get_ex(root, "format", &j) || !json_object_is_type(j, json_type_int) ||
+        json_object_get_int64(j) != HYT_STATS_FORMAT) {
+        snprintf(err, errlen, "%s is a hytune statistics file of format %s; this hytune reads "
+                 "format %d (read it with the hytune that wrote it, or rerun the job)", path,
+                 j ? json_object_to_json_string(j) : "(none)", HYT_STATS_FORMAT);
+        return -1;
+    }
+    if (get_int(root, "rank", 0, INT32_MAX, &f->rank, &e, "") ||
+        get_int(root, "world_size", 1, INT32_MAX, &f->world, &e, "") ||
+        get_str(root, "mode", 0, &f->mode, &e, "") || get_str(root, "table", 1, &f->table, &e, "") ||
+        get_field(root, "communicators", json_type_array, 0, &comms, &e, ""))
+        return -1;
+    size_t n = 0, nc = json_object_array_length(comms);
+    for (size_t c = 0; c < nc; c++) {
+        json_object *co = json_object_array_get_idx(comms, c), *keys;
+        char at[96];
+        snprintf(at, sizeof at, "communicators[%zu].", c);
+        if (!json_object_is_type(co, json_type_object))
+            return fail(&e, at, "expected an object");
+        if (get_field(co, "keys", json_type_array, 0, &keys, &e, at))
+            return -1;
+        n += json_object_array_length(keys);
+    }
+    f->keys = calloc(n ? n : 1, sizeof *f->keys);
+    if (!f->keys) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        json_object *co = json_object_array_get_idx(comms, c), *keys;
+        char at[96];
+        snprintf(at, sizeof at, "communicators[%zu].", c);
+        long long id;
+        int size, nodes, ppn;
+        if (get_ll(co, "id", 0, &id, &e, at) || get_int(co, "size", 1, INT32_MAX, &size, &e, at) ||
+            get_int(co, "nodes", 1, INT32_MAX, &nodes, &e, at) ||
+            get_int(co, "ppn", 1, INT32_MAX, &ppn, &e, at))
+            return -1;
+        json_object_object_get_ex(co, "keys", &keys);
+        for (size_t i = 0; i < json_object_array_length(keys); i++) {
+            char kat[128];
+            snprintf(kat, sizeof kat, "%skeys[%zu].", at, i);
+            hyt_stats_key_t *k = &f->keys[f->nkeys];
+            if (load_key(json_object_array_get_idx(keys, i), k, &e, kat))
+                return -1;
+            k->comm_id = id;
+            k->size = size;
+            k->nodes = nodes;
+            k->ppn = ppn;
+            f->nkeys++;
+        }
+    }
+    return 0;
+}
+
+void hyt_stats_file_free(hyt_stats_file_t *f)
+{
+    json_object_put(f->root);
+    free(f->keys);
 }
