@@ -155,11 +155,11 @@ const hyt_alg_t hyt_algs[] = {
      .scratch = hyt_need_scan,
      .desc = "recursive doubling of partial prefixes, operands in rank order"},
     /* ---- node-aware compositions ---- */
-    /* k of a composition is the radix of the k-nomial kernel of its
-     * inter-node step (k = 0, reachable only through hyt_run_alg: the MPI
-     * library's own collective among the node leaders); Allgatherv's is the
-     * radix of its recursive-multiplying exchange among the leaders (k < 2
-     * acts as 2) */
+    /* k of a composition is the radix of the kernel of its inter-node step,
+     * the collective's inner row (hyt_alg_inner: k-nomial, Allgatherv's
+     * recursive multiplying); k <= 0, reachable only through hyt_run_alg:
+     * the MPI library's own collective among the node leaders (one rule,
+     * topology/compose.c's hyt_compose_kernel) */
     {.name = "composition", .family = HYT_FAM_COMPOSITION, .prior = HYT_PRIOR_INNER,
      .coll = HYT_COLL_ALLREDUCE, .fn = hyt_allreduce_composition,
      .k_min = 2, .k_max = HYT_K_P, .flags = HYT_ALG_COMPOSITION,

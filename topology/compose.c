@@ -1,7 +1,8 @@
 /* Shared steps of the node-aware compositions (algorithms/<coll>/composition.c):
  * node and leader communicators, a temporary buffer, and the inter-node step,
- * which runs the registry's k-nomial kernel with the composition's radix when
- * one is registered, else the MPI library's own collective. */
+ * which runs the registry's inner kernel of the collective (hyt_alg_inner)
+ * with the composition's radix k when k > 0, else the MPI library's own
+ * collective. */
 #include "topology/topology.h"
 
 int hyt_compose_setup(hyt_comm_t *ctx)
@@ -19,10 +20,16 @@ void *hyt_compose_tmp(hyt_comm_t *ctx, int count, MPI_Datatype type)
     return p ? p - tlb : NULL;
 }
 
+const hyt_alg_t *hyt_compose_kernel(hyt_coll_t c, int k)
+{
+    const hyt_alg_t *alg = k > 0 ? hyt_alg_inner(c) : NULL;
+    return alg && hyt_alg_has_radix(alg) ? alg : NULL;
+}
+
 int hyt_compose_inner(hyt_args_t *inner, int k)
 {
-    const hyt_alg_t *alg = k > 0 ? hyt_alg_find_family(inner->coll, HYT_FAM_KNOMIAL) : NULL;
-    if (!alg || !hyt_alg_has_radix(alg))
+    const hyt_alg_t *alg = hyt_compose_kernel(inner->coll, k);
+    if (!alg)
         return hyt_pmpi_call(inner);
     inner->ctx = NULL; /* the leaders' own context */
     inner->bytes = 0;
@@ -35,10 +42,7 @@ int hyt_compose_inner(hyt_args_t *inner, int k)
 int hyt_compose_whole(const hyt_args_t *a, int k)
 {
     hyt_args_t inner = *a;
-    if (a->coll != HYT_COLL_ALLGATHERV)
-        return hyt_compose_inner(&inner, k);
-    /* Allgatherv's leaders run recursive multiplying, k < 2 acting as 2 */
-    return hyt_run_alg(&inner, hyt_alg_find_family(a->coll, HYT_FAM_RECMULT), k < 2 ? 2 : k, NULL);
+    return hyt_compose_inner(&inner, k);
 }
 
 int hyt_compose_order_ok(const hyt_args_t *a)

@@ -104,9 +104,14 @@ int hyt_compose_setup(hyt_comm_t *ctx);
 /* Temporary buffer for count elements of type (scratch of ctx, adjusted for
  * the type's lower bound); NULL if out of memory. */
 void *hyt_compose_tmp(hyt_comm_t *ctx, int count, MPI_Datatype type);
-/* Run the inter-node step (a call on ctx->leader_comm): the registry's
- * k-nomial kernel of that collective with radix k when k > 0 and it exists,
- * else PMPI. */
+/* The kernel of a composition's inter-node step at radix k, one rule for
+ * every composition: the registry's inner row of the collective
+ * (hyt_alg_inner: its k-nomial kernel, else its recursive multiplying) when
+ * k > 0 (k = 1 acts as 2 in every kernel); NULL for k <= 0: the MPI
+ * library's own collective among the leaders. */
+const hyt_alg_t *hyt_compose_kernel(hyt_coll_t c, int k);
+/* Run the inter-node step (a call on ctx->leader_comm):
+ * hyt_compose_kernel(coll, k) with radix k, else PMPI. */
 int hyt_compose_inner(hyt_args_t *inner, int k);
 /* One rank per node (nodes == size): a composition is its inter-node step
  * alone, with the same ranks in the same order as the communicator, so it
@@ -118,8 +123,7 @@ static inline int hyt_compose_flat(const hyt_comm_t *ctx)
     return ctx->nodes == ctx->size;
 }
 /* The call a itself as the inter-node step, for a flat communicator:
- * hyt_compose_inner's kernel at radix k, else PMPI; Allgatherv the
- * recursive multiplying its composition runs between leaders. */
+ * hyt_compose_inner on a's communicator. */
 int hyt_compose_whole(const hyt_args_t *a, int k);
 /* Reductions: can this call keep MPI's operand order?  Node-consecutive
  * ranks make intra-node-then-inter-node the canonical order. */

@@ -3,11 +3,14 @@
  * Algorithm (any layout of ranks on nodes, any ppn):
  *   1. intra-node gatherv of the node's blocks to the node leader (lowest
  *      rank of the node), straight into their places in its receive buffer;
- *   2. among the node leaders, the recursive-multiplying exchange of
- *      algorithms/allgatherv/recmult.c with radix k over one unit per node:
- *      a range of nodes is one message, an indexed type over the blocks of
- *      those nodes' ranks (k < 2 acts as 2): the only network step, one rank
- *      per node, ceil(log_k nodes) rounds;
+ *   2. among the node leaders, the inter-node step of every composition
+ *      (topology/compose.c, hyt_compose_kernel): for k > 0 the
+ *      recursive-multiplying exchange of algorithms/allgatherv/recmult.c
+ *      with radix k over one unit per node, a range of nodes one message (an
+ *      indexed type over the blocks of those nodes' ranks), ceil(log_k
+ *      nodes) rounds (k = 1 acts as 2); for k <= 0 the MPI library's own:
+ *      one Bcast per node of its blocks from its leader.  The only network
+ *      step, one rank per node;
  *   3. intra-node broadcast of all p blocks (one indexed type) from the
  *      leader.
  * Blocks never leave their displacements, so gaps, any order, zero counts,
@@ -54,6 +57,24 @@ size_t hyt_agv_composition_bytes(int p, int nodes, int k)
     return area_bytes(p, nodes, k, &d);
 }
 
+/* The leaders' step with the MPI library's own collective: node n's blocks
+ * (one indexed type over the receive buffer) broadcast from leader n, which
+ * is rank n of the leader communicator (ranked by node). */
+static int leaders_native(const hyt_args_t *a, const int *oc, const int *od, const int *start,
+                          MPI_Datatype *dt)
+{
+    const hyt_comm_t *ctx = a->ctx;
+    int rc = MPI_SUCCESS;
+    for (int n = 0; n < ctx->nodes && rc == MPI_SUCCESS; n++) {
+        rc = hyt_pat_vrange(oc, od, start[n], start[n + 1], a->type, dt);
+        if (rc != MPI_SUCCESS)
+            break;
+        rc = PMPI_Bcast(a->rbuf, 1, *dt, n, ctx->leader_comm);
+        PMPI_Type_free(dt);
+    }
+    return rc;
+}
+
 int hyt_allgatherv_composition(const hyt_args_t *a, int k)
 {
     hyt_comm_t *ctx = a->ctx;
@@ -89,8 +110,12 @@ int hyt_allgatherv_composition(const hyt_args_t *a, int k)
                               od + start[ctx->my_node], a->type, 0, ctx->node_comm);
     }
     if (rc == MPI_SUCCESS && leader && nodes > 1) {
-        hyt_agv_units_t u = {oc, od, start, lead, nodes};
-        rc = hyt_agv_rm_units(a, &u, ctx->my_node, k, dt);
+        if (hyt_compose_kernel(a->coll, k)) {
+            hyt_agv_units_t u = {oc, od, start, lead, nodes};
+            rc = hyt_agv_rm_units(a, &u, ctx->my_node, k, dt);
+        } else {
+            rc = leaders_native(a, oc, od, start, dt);
+        }
     }
     if (rc != MPI_SUCCESS || nsize == 1 || a->bytes == 0) /* bytes: the total, alike */
         return rc;

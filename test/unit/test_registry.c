@@ -7,6 +7,7 @@
  * parsing, `hytune list` and the tuner depend on. */
 #include "src/hyt.h"
 #include "test/check.h"
+#include "topology/topology.h"
 
 #include <string.h>
 
@@ -73,6 +74,15 @@ static void test_rows(void)
         CHECK(a->prior != HYT_PRIOR_INNER ||
                   (hyt_alg_inner(a->coll) && hyt_alg_has_radix(hyt_alg_inner(a->coll))),
               "%s %s: inner prior without a k-nomial or recmult row", cn, a->name);
+        /* a composition's inter-node step, flat or not: one kernel, one k rule
+         * (the prior's inner row for k > 0, the MPI library's for k <= 0) */
+        if (a->flags & HYT_ALG_COMPOSITION) {
+            for (int k = -1; k <= 1; k++)
+                CHECK(hyt_compose_kernel(a->coll, k) == (k > 0 ? hyt_alg_inner(a->coll) : NULL),
+                      "%s composition: kernel at k=%d", cn, k);
+            CHECK(hyt_compose_kernel(a->coll, 64) == hyt_alg_inner(a->coll),
+                  "%s composition: kernel at k=64", cn);
+        }
         CHECK(!a->k_one_round || hyt_alg_has_radix(a), "%s %s: one-round k without a radix",
               cn, a->name);
         CHECK(hyt_alg_one_round_k(a, 37) ==
