@@ -78,10 +78,8 @@ int hyt_nbtune_parse(const char *list, unsigned *mask, char *err, size_t errlen)
         snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), p);
         int n = hyt_nb_from_name(name);
         if (n < 0 || l >= sizeof name) {
-            char names[256] = "";
-            for (int m = 0; m < HYT_NB_NCOLL; m++)
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-                         m ? ", " : "", hyt_nb_name((hyt_nb_t)m));
+            char names[256];
+            hyt_nb_names(names, sizeof names);
             snprintf(err, errlen, "--nonblocking: unknown nonblocking collective \"%.*s\"; give "
                      "\"all\" or a comma-separated list of %s", (int)l, p, names);
             return -1;

@@ -69,6 +69,14 @@ int hyt_nb_from_name(const char *name)
     return -1;
 }
 
+const char *hyt_nb_names(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int n = 0; n < HYT_NB_NCOLL; n++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", n ? ", " : "", nbs[n].name);
+    return buf;
+}
+
 int hyt_nb_from_coll(hyt_coll_t c)
 {
     for (int n = 0; n < HYT_NB_NCOLL; n++)

@@ -64,6 +64,8 @@ const char *hyt_nb_name(hyt_nb_t n);          /* "iallreduce" */
 hyt_coll_t hyt_nb_coll(hyt_nb_t n);           /* HYT_COLL_ALLREDUCE */
 int hyt_nb_from_name(const char *name);       /* -1 if not one */
 int hyt_nb_from_coll(hyt_coll_t c);           /* -1 if not one */
+/* Every name, ", "-separated, into buf (256 bytes hold them); returns buf. */
+const char *hyt_nb_names(char *buf, size_t len);
 /* The radix variables algorithm alg of n sets (MPICH 4.0.2), as suffixes of
  * MPIR_CVAR_<NB>_: "TREE_KVAL"; returns how many (0: no radix). */
 int hyt_nb_kvars(hyt_nb_t n, const char *alg, const char *out[HYT_NB_MAX_KVARS]);

@@ -341,10 +341,12 @@ static int parse_nb(json_object *nb, hyt_table_t *t, const char *file, char *err
     json_object_object_foreach(nb, cname, sets)
     {
         int n = hyt_nb_from_name(cname);
-        if (n < 0)
+        if (n < 0) {
+            char names[256];
             return fail(err, errlen, file, "$.nonblocking.%s is not a nonblocking collective "
-                        "hytune selects MPICH algorithms for; valid: iallreduce, ibcast, "
-                        "ireduce, iallgather, ialltoall", cname);
+                        "hytune selects MPICH algorithms for; valid: %s", cname,
+                        hyt_nb_names(names, sizeof names));
+        }
         if (!json_object_is_type(sets, json_type_array) || json_object_array_length(sets) == 0)
             return fail(err, errlen, file, "$.nonblocking.%s must be a non-empty array of "
                         "{nodes_max, ppn_max, rules}", cname);
