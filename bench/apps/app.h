@@ -66,6 +66,15 @@ static inline int app_parse(int argc, char **argv, const app_opt_t *opts, int n,
     return 0;
 }
 
+/* Untimed iterations before the timed loop: --warmup's value, or for its
+ * default (-1) three times the timed ones, so that one-time set-up (hytune's
+ * private communicator once the calls have repaid it, docs/memory.md) stays
+ * out of the timed loop. */
+static inline long app_warmup(long warmup, long iters)
+{
+    return warmup < 0 ? 3 * iters : warmup;
+}
+
 /* Charge local work of `flops` floating-point operations. */
 static inline void app_compute(double flops)
 {

@@ -116,7 +116,7 @@ int main(int argc, char **argv)
      * loop makes them (--warmup): one-time set-up, MPI's or hytune's (its
      * private communicator once the calls have repaid it, docs/memory.md),
      * stays out of the timed loop, which measures the steady state */
-    for (long w = 0; w < (warmup < 0 ? 3 * iters : warmup); w++) {
+    for (long w = 0; w < app_warmup(warmup, iters); w++) {
         (void)dot(&c, c.r, c.r);
         (void)dot(&c, c.p, c.p);
     }

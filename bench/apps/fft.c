@@ -87,7 +87,7 @@ int main(int argc, char **argv)
      * loop makes them (--warmup): one-time set-up, MPI's or hytune's (its
      * private communicator once the calls have repaid it, docs/memory.md),
      * stays out of the timed loop, which measures the steady state */
-    for (long w = 0; w < (warmup < 0 ? 3 * iters : warmup); w++) {
+    for (long w = 0; w < app_warmup(warmup, iters); w++) {
         transpose(a, t, pack, block, p);
         transpose(t, a, pack, block, p);
     }

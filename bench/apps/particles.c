@@ -85,7 +85,7 @@ int main(int argc, char **argv)
      * loop makes them (--warmup): one-time set-up, MPI's or hytune's (its
      * private communicator once the calls have repaid it, docs/memory.md),
      * stays out of the timed loop, which measures the steady state */
-    for (long w = 0; w < (warmup < 0 ? 3 * steps : warmup); w++) {
+    for (long w = 0; w < app_warmup(warmup, steps); w++) {
         fill(mine, rank, n, 0);
         MPI_Allgather(mine, (int)(n * FIELDS), MPI_DOUBLE, all, (int)(n * FIELDS), MPI_DOUBLE,
                       MPI_COMM_WORLD);
