@@ -322,3 +322,55 @@ int hyt_tune_write_atomic(const char *path, const char *text, char *err, size_t 
              strerror(errno));
     return -1;
 }
+
+/* Least squares of y on x: slope, intercept, squared error; -1 if every x is the same. */
+static int fit_line(const double *x, const double *y, int n, double *a, double *b, double *sse)
+{
+    double mx = 0, my = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        mx += x[i] / n;
+        my += y[i] / n;
+    }
+    for (int i = 0; i < n; i++) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
+    }
+    if (!(sxx > 0))
+        return -1;
+    *b = sxy / sxx;
+    *a = my - *b * mx;
+    *sse = 0;
+    for (int i = 0; i < n; i++)
+        *sse += (y[i] - *a - *b * x[i]) * (y[i] - *a - *b * x[i]);
+    return 0;
+}
+
+hyt_setup_x_t hyt_rules_setup_fit(const int *ranks, const double *us, int n,
+                                  hyt_setup_fit_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 2)
+        return out->x;
+    double *x = malloc(2 * (size_t)n * sizeof *x), best = HUGE_VAL;
+    if (!x)
+        return out->x;
+    out->ranks_min = out->ranks_max = ranks[0];
+    for (int i = 0; i < n; i++) {
+        x[i] = ranks[i];
+        x[n + i] = log2(ranks[i]);
+        out->ranks_min = ranks[i] < out->ranks_min ? ranks[i] : out->ranks_min;
+        out->ranks_max = ranks[i] > out->ranks_max ? ranks[i] : out->ranks_max;
+    }
+    static const hyt_setup_x_t forms[2] = {HYT_SETUP_FIT_RANKS, HYT_SETUP_FIT_LOG2};
+    for (int f = 0; f < 2; f++) {
+        double a, b, sse;
+        if (fit_line(x + f * n, us, n, &a, &b, &sse) == 0 && b >= 0 && sse < best) {
+            best = sse;
+            out->x = forms[f];
+            out->a_us = a;
+            out->b_us = b;
+        }
+    }
+    free(x);
+    return out->x;
+}

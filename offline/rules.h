@@ -101,6 +101,16 @@ int hyt_rules_shortlist(hyt_rules_predict_fn predict, void *ctx, hyt_rules_sprea
                         const char *const *names, int native, uint64_t bytes_top,
                         hyt_tune_rule_t *rules, int nr);
 
+/* A new communicator's cost as a function of its size (docs/memory.md):
+ * us[i] measured at ranks[i] (n points, ranks >= 1), fitted by least
+ * squares as a + b x for x = ranks and for x = log2 ranks; out gets the form
+ * with the smaller squared error among those whose slope b is >= 0 (ranks on
+ * a tie), and the smallest and largest ranks.  Fewer than two distinct
+ * sizes, or no form with b >= 0: out->x = HYT_SETUP_FIT_NONE (the cost
+ * measured on the shape itself applies at every size).  out->x is returned. */
+hyt_setup_x_t hyt_rules_setup_fit(const int *ranks, const double *us, int n,
+                                  hyt_setup_fit_t *out);
+
 /* Write text to path atomically (temp file in the same folder, fsync,
  * rename): a killed run leaves the previous file.  0, or -1 with err set. */
 int hyt_tune_write_atomic(const char *path, const char *text, char *err, size_t errlen);

@@ -163,13 +163,8 @@ static int mpi_main(const tune_opts_t *t)
             hyt_tune_coll_follow(&x, &cs[i]);
         }
     }
-    if (rc == 0 && cs) { /* the set-up the table's rules must repay (docs/memory.md) */
+    if (rc == 0 && cs) /* the set-up the table's rules must repay (docs/memory.md) */
         hyt_tune_setup_cost(&x.bench, &x.job);
-        for (int s = 0; rank == 0 && s < x.job.nshapes; s++)
-            fprintf(stderr, "tune: a new communicator of %d nodes x %d ranks costs %.1f us "
-                    "(MPI_Comm_dup + MPI_Comm_free, median of %d)\n", x.job.shapes[s][0],
-                    x.job.shapes[s][1], x.job.setup_us[s], SETUP_REPS);
-    }
     hyt_nb_table_t *nb = NULL;
     if (rc == 0 && cs && t->nonblocking) {
         if (!x.use_mpich) {

@@ -12,6 +12,7 @@
 #include "offline/tune_bench.h"
 #include "offline/memory.h"
 #include "offline/mpich.h"
+#include "offline/rules.h"
 #include "offline/tune_opts.h"
 #include "topology/topology.h"
 
@@ -366,31 +367,71 @@ static MPI_Comm sub_get(tune_bench_t *bs, const round_pt_t *rp, int n, int color
     return sub;
 }
 
-void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j)
+/* All ranks: the slowest rank's median of SETUP_REPS MPI_Comm_dup +
+ * MPI_Comm_free on the communicator of the first nodes x ppn of the job
+ * (node_order); -1 where a duplicate failed. */
+static double setup_cost_at(tune_bench_t *bs, const job_t *j, int nodes, int ppn)
 {
     int pos = j->node_pos[hyt_world_node_of[hyt_world_rank]];
-    for (int s = 0; s < j->nshapes; s++) {
-        round_pt_t rp = {.pt = {.nodes = j->shapes[s][0], .ppn = j->shapes[s][1]}};
-        int color = pos < rp.pt.nodes && j->my_local < rp.pt.ppn ? 0 : MPI_UNDEFINED, owned;
-        MPI_Comm sub = sub_get(bs, &rp, 1, color, pos * j->ppn + j->my_local, &owned);
-        double v[SETUP_REPS], mine[2] = {0, 0}; /* median us, failed */
-        for (int i = 0; sub != MPI_COMM_NULL && i < SETUP_REPS; i++) {
-            MPI_Comm d;
-            PMPI_Barrier(sub);
-            double t0 = PMPI_Wtime();
-            if (PMPI_Comm_dup(sub, &d) != MPI_SUCCESS) {
-                mine[1] = 1;
-                break;
-            }
-            PMPI_Comm_free(&d);
-            v[i] = 1e6 * (PMPI_Wtime() - t0);
+    round_pt_t rp = {.pt = {.nodes = nodes, .ppn = ppn}};
+    int color = pos < nodes && j->my_local < ppn ? 0 : MPI_UNDEFINED, owned;
+    MPI_Comm sub = sub_get(bs, &rp, 1, color, pos * j->ppn + j->my_local, &owned);
+    double v[SETUP_REPS], mine[2] = {0, 0}; /* median us, failed */
+    for (int i = 0; sub != MPI_COMM_NULL && i < SETUP_REPS; i++) {
+        MPI_Comm d;
+        PMPI_Barrier(sub);
+        double t0 = PMPI_Wtime();
+        if (PMPI_Comm_dup(sub, &d) != MPI_SUCCESS) {
+            mine[1] = 1;
+            break;
         }
-        if (sub != MPI_COMM_NULL && !mine[1])
-            mine[0] = hyt_tune_median(v, SETUP_REPS);
-        PMPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        j->setup_us[s] = mine[1] ? -1 : mine[0];
-        if (owned && sub != MPI_COMM_NULL)
-            PMPI_Comm_free(&sub);
+        PMPI_Comm_free(&d);
+        v[i] = 1e6 * (PMPI_Wtime() - t0);
+    }
+    if (sub != MPI_COMM_NULL && !mine[1])
+        mine[0] = hyt_tune_median(v, SETUP_REPS);
+    PMPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (owned && sub != MPI_COMM_NULL)
+        PMPI_Comm_free(&sub);
+    return mine[1] ? -1 : mine[0];
+}
+
+void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j)
+{
+    for (int s = 0; s < j->nshapes; s++) {
+        int nodes = j->shapes[s][0], ppn = j->shapes[s][1], n = 0, ranks[SETUP_SIZES_MAX];
+        double us[SETUP_SIZES_MAX];
+        /* whole nodes: 1 (if it holds 2 ranks), 2, 4, ... nodes; on one node:
+         * 2, 4, ... ppn ranks; the shape itself last */
+        int many = nodes > 1, top = many ? nodes : ppn;
+        for (int m = many && ppn > 1 ? 1 : 2; m < top && n < SETUP_SIZES_MAX - 1; m *= 2) {
+            ranks[n] = many ? m * ppn : m;
+            us[n] = setup_cost_at(bs, j, many ? m : 1, many ? ppn : m);
+            n += us[n] >= 0;
+        }
+        ranks[n] = nodes * ppn;
+        us[n] = j->setup_us[s] = setup_cost_at(bs, j, nodes, ppn);
+        n += us[n] >= 0;
+        hyt_rules_setup_fit(ranks, us, n, &j->setup_fit[s]);
+        if (j->setup_us[s] < 0)
+            j->setup_fit[s].x = HYT_SETUP_FIT_NONE; /* the shape's own duplicate failed */
+        if (hyt_world_rank != 0)
+            continue;
+        fprintf(stderr, "tune: a new communicator of %d nodes x %d ranks costs %.1f us "
+                "(MPI_Comm_dup + MPI_Comm_free, median of %d)", nodes, ppn, j->setup_us[s],
+                SETUP_REPS);
+        const hyt_setup_fit_t *f = &j->setup_fit[s];
+        if (f->x != HYT_SETUP_FIT_NONE) {
+            fprintf(stderr, "; at");
+            for (int i = 0; i < n; i++)
+                fprintf(stderr, "%s %d", i ? "," : "", ranks[i]);
+            fprintf(stderr, " ranks");
+            for (int i = 0; i < n; i++)
+                fprintf(stderr, "%s %.1f", i ? "," : "", us[i]);
+            fprintf(stderr, " us: fitted %.3g + %.3g x %s us", f->a_us, f->b_us,
+                    hyt_setup_x_name(f->x));
+        }
+        fprintf(stderr, "\n");
     }
 }
 

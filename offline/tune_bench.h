@@ -58,8 +58,12 @@ int hyt_tune_run_round(tune_bench_t *bs, const job_t *j, const cand_t *cands, in
 /* All ranks: what a new communicator costs on each shape of j (its
  * benchmark communicator): per rank the median of SETUP_REPS
  * MPI_Comm_dup + MPI_Comm_free, the slowest rank's (MAX over the world),
- * in j->setup_us on every rank; -1 where a duplicate failed. */
+ * in j->setup_us on every rank; -1 where a duplicate failed.  The same on
+ * the shape's smaller communicators (whole nodes: 1, 2, 4, ... of them; a
+ * one-node shape: 2, 4, ... of its ranks), fitted in j->setup_fit
+ * (hyt_rules_setup_fit).  Rank 0 logs each shape's costs and fit. */
 #define SETUP_REPS 5
+#define SETUP_SIZES_MAX 40
 void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j);
 
 /* Free the buffers and the cached sub-communicators (before MPI_Finalize). */

@@ -209,8 +209,10 @@ const cand_t *hyt_tune_find_cand(const cand_t *cands, int n, const hyt_al_point_
 static void make_shapes(job_t *j, int job_only)
 {
     int ns[40], nn = 0, ps[40], np = 0;
-    for (int s = 0; s < 64; s++)
+    for (int s = 0; s < 64; s++) {
         j->setup_us[s] = -1; /* measured after tuning (hyt_tune_setup_cost) */
+        j->setup_fit[s].x = HYT_SETUP_FIT_NONE;
+    }
     if (job_only) {
         j->shapes[0][0] = j->nodes;
         j->shapes[0][1] = j->ppn;

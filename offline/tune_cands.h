@@ -29,6 +29,7 @@ typedef struct job {
     /* per shape: what a new communicator costs there (us; < 0: not measured),
      * the same on every rank (hyt_tune_setup_cost) */
     double setup_us[64];
+    hyt_setup_fit_t setup_fit[64]; /* its growth with the size (x = NONE: none) */
 } job_t;
 
 /* The memory bound (--mem-limit): a point is benchmarked only if what one

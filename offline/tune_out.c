@@ -99,7 +99,7 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
                 goto out;
             sets[i * 64 + colls[i].nsets++] = (hyt_tune_set_t){
                 j->shapes[s][0], j->shapes[s][1], cs[i].nrules[s], cs[i].rules[s], names + i * 256,
-                j->setup_us[s]};
+                j->setup_us[s], j->setup_fit[s]};
         }
     }
     char ver[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown";

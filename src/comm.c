@@ -293,6 +293,7 @@ static hyt_comm_t *ctx_create(MPI_Comm comm)
     }
     for (int c = 0; c < HYT_NCOLL; c++) {
         ctx->rules[c] = hyt_table_match(hyt_table, (hyt_coll_t)c, ctx->nodes, ctx->ppn);
+        ctx->setup_cost[c] = ctx->rules[c] ? hyt_setup_cost(ctx->rules[c], ctx->size) : -1;
         ctx->forced[c] = hyt_forced_alg[c];
         ctx->forced_k[c] = hyt_forced_k[c];
     }

@@ -391,9 +391,20 @@ typedef struct hyt_rule {
     hyt_cand_t shortlist[HYT_SHORTLIST_MAX];
 } hyt_rule_t;
 
+/* A new communicator's cost as a function of its size p (docs/memory.md):
+ * max(0, a_us + b_us * x(p)), x(p) = p or log2 p, fitted by the tuner to
+ * the costs it measured at ranks_min..ranks_max ranks. */
+typedef enum { HYT_SETUP_FIT_NONE, HYT_SETUP_FIT_RANKS, HYT_SETUP_FIT_LOG2 } hyt_setup_x_t;
+typedef struct hyt_setup_fit {
+    hyt_setup_x_t x;         /* NONE: no fit */
+    double a_us, b_us;       /* b_us >= 0 */
+    int ranks_min, ranks_max;
+} hyt_setup_fit_t;
+
 typedef struct hyt_rule_set {
     int nodes_max, ppn_max;  /* INT32_MAX: no bound */
     double setup_us;         /* a new communicator's cost on this shape (< 0 if unknown) */
+    hyt_setup_fit_t setup_fit; /* its growth with the communicator's size, if fitted */
     int nrules;
     hyt_rule_t *rules;       /* ordered by bytes_max, strictly increasing */
 } hyt_rule_set_t;
@@ -413,6 +424,11 @@ hyt_table_t *hyt_table_load(const char *path, char *err, size_t errlen);
 void hyt_table_free(hyt_table_t *t);
 /* The rule set applying to a communicator of this shape, or NULL. */
 const hyt_rule_set_t *hyt_table_match(const hyt_table_t *t, hyt_coll_t c, int nodes, int ppn);
+/* A new communicator's cost (us) under set s for one of size ranks: its
+ * setup_fit there (max(0, a + b x(ranks))), else its setup_us (< 0: unknown). */
+double hyt_setup_cost(const hyt_rule_set_t *s, int ranks);
+/* "ranks", "log2_ranks" (the table's setup_fit.x), or NULL for NONE. */
+const char *hyt_setup_x_name(hyt_setup_x_t x);
 /* O(log n) lookup, no allocation: the rule for this size (never NULL for a set). */
 static inline const hyt_rule_t *hyt_rules_lookup(const hyt_rule_set_t *s, size_t bytes)
 {
@@ -501,6 +517,7 @@ struct hyt_comm {
     uint64_t seq;           /* intercepted collective calls so far (the same on every rank) */
     double rent;            /* expected gains of kernel calls run natively before the
                              * private duplicate was made (the same on every rank) */
+    double setup_cost[HYT_NCOLL]; /* hyt_setup_cost of rules[c] at size (< 0: unknown) */
     void *scratch;          /* reused temporary space for algorithms */
     size_t scratch_size;
     void *scratch2;

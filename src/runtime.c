@@ -139,13 +139,13 @@ static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *
  * ctx has one, a call whose table rule chose a kernel, with the rule set's
  * set-up cost and the rule's native and predicted times known, adds its
  * expected gain to ctx's rent and runs MPI's own algorithm until the rent
- * reaches the set-up cost; the call that reaches it makes the duplicate.
- * Only the table and the call's selection size decide, so every rank
- * decides alike.  1: run MPI's own algorithm now. */
+ * reaches the set-up cost (the rule set's, at ctx's size: src/comm.c); the
+ * call that reaches it makes the duplicate.  Only the table, ctx's size and
+ * the call's selection size decide, so every rank decides alike.  1: run MPI's own algorithm now. */
 static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg,
                         const hyt_rule_t *rule)
 {
-    double setup = ctx->rules[a->coll]->setup_us;
+    double setup = ctx->setup_cost[a->coll];
     if (setup < 0 || rule->native_us < 0 || rule->predicted_us < 0 ||
         hyt_alg_check(alg, a) != HYT_FB_NONE) /* falls back for its own reason */
         return 0;

@@ -38,9 +38,10 @@ static uint64_t unused_fp(void)
     return hyt_agree_hash_str(HYT_AGREE_HASH0, "unused");
 }
 
-/* What a table makes ranks do: its rule sets and rules in order (predicted
- * times change nothing unless a rule has a shortlist, whose order and early
- * stop read them; the platform it was tuned on changes nothing). */
+/* What a table makes ranks do: its rule sets and rules in order, with the
+ * set-up costs and the predicted and native times the private duplicate's
+ * set-up rule reads, and shortlists, whose order and early stop read their
+ * predictions (the platform it was tuned on changes nothing). */
 static uint64_t table_fingerprint(const hyt_table_t *t)
 {
     uint64_t h = hyt_agree_hash_str(HYT_AGREE_HASH0, "table");
@@ -51,10 +52,18 @@ static uint64_t table_fingerprint(const hyt_table_t *t)
             h = hyt_agree_hash(h, &s->nodes_max, sizeof s->nodes_max);
             h = hyt_agree_hash(h, &s->ppn_max, sizeof s->ppn_max);
             h = hyt_agree_hash(h, &s->nrules, sizeof s->nrules);
+            /* the private duplicate's set-up rule (src/runtime.c setup_unpaid) */
+            h = hyt_agree_hash(h, &s->setup_us, sizeof s->setup_us);
+            const hyt_setup_fit_t *f = &s->setup_fit;
+            h = hyt_agree_hash(h, &f->x, sizeof f->x);
+            h = hyt_agree_hash(h, &f->a_us, sizeof f->a_us);
+            h = hyt_agree_hash(h, &f->b_us, sizeof f->b_us);
             for (int r = 0; r < s->nrules; r++) {
                 h = hyt_agree_hash(h, &s->rules[r].bytes_max, sizeof s->rules[r].bytes_max);
                 h = hyt_agree_hash_str(h, s->rules[r].alg->name);
                 h = hyt_agree_hash(h, &s->rules[r].k, sizeof s->rules[r].k);
+                h = hyt_agree_hash(h, &s->rules[r].native_us, sizeof s->rules[r].native_us);
+                h = hyt_agree_hash(h, &s->rules[r].predicted_us, sizeof(double));
                 /* a shortlist and its predictions decide the online choice */
                 const hyt_rule_t *ru = &s->rules[r];
                 h = hyt_agree_hash(h, &ru->nshort, sizeof ru->nshort);

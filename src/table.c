@@ -207,10 +207,80 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, int format, hyt
     return 0;
 }
 
+const char *hyt_setup_x_name(hyt_setup_x_t x)
+{
+    return x == HYT_SETUP_FIT_RANKS ? "ranks" : x == HYT_SETUP_FIT_LOG2 ? "log2_ranks" : NULL;
+}
+
+double hyt_setup_cost(const hyt_rule_set_t *s, int ranks)
+{
+    const hyt_setup_fit_t *f = &s->setup_fit;
+    if (f->x == HYT_SETUP_FIT_NONE)
+        return s->setup_us;
+    double x = f->x == HYT_SETUP_FIT_RANKS ? ranks : log2(ranks > 1 ? ranks : 1);
+    double v = f->a_us + f->b_us * x;
+    return v > 0 ? v : 0;
+}
+
+/* A blocking rule set's optional "setup_fit": {x, a_us, b_us, ranks_min,
+ * ranks_max}, all required (hyt_setup_fit_t); absent: x = NONE. */
+static int parse_setup_fit(json_object *s, hyt_setup_fit_t *out, const char *file,
+                           const char *where, char *err, size_t errlen)
+{
+    static const char *const fields[] = {"x", "a_us", "b_us", "ranks_min", "ranks_max"};
+    enum { nfields = sizeof fields / sizeof fields[0] };
+    json_object *f, *v;
+    memset(out, 0, sizeof *out);
+    if (!json_object_object_get_ex(s, "setup_fit", &f))
+        return 0;
+    char w[200];
+    snprintf(w, sizeof w, "%s.setup_fit", where);
+    if (!json_object_is_type(f, json_type_object))
+        return fail(err, errlen, file, "%s must be an object {x, a_us, b_us, ranks_min, "
+                    "ranks_max}; fix or remove it", w);
+    json_object_object_foreach(f, key, val)
+    {
+        (void)val;
+        int known = 0;
+        for (int i = 0; i < nfields; i++)
+            known |= !strcmp(key, fields[i]);
+        if (!known)
+            return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: x, a_us, "
+                        "b_us, ranks_min, ranks_max", w, key);
+    }
+    for (int i = 0; i < nfields; i++)
+        if (!json_object_object_get_ex(f, fields[i], &v))
+            return fail(err, errlen, file, "%s.%s is missing; give all of x, a_us, b_us, "
+                        "ranks_min, ranks_max, or remove setup_fit", w, fields[i]);
+    json_object_object_get_ex(f, "x", &v);
+    const char *x = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+    out->x = !strcmp(x, "ranks")        ? HYT_SETUP_FIT_RANKS
+             : !strcmp(x, "log2_ranks") ? HYT_SETUP_FIT_LOG2
+                                        : HYT_SETUP_FIT_NONE;
+    if (out->x == HYT_SETUP_FIT_NONE)
+        return fail(err, errlen, file, "%s.x = %s: give \"ranks\" or \"log2_ranks\"", w,
+                    json_object_to_json_string(v));
+    if (get_us(f, "a_us", -HUGE_VAL, &out->a_us, file, w, err, errlen) ||
+        get_us(f, "b_us", 0, &out->b_us, file, w, err, errlen))
+        return -1;
+    if (!isfinite(out->a_us) || !isfinite(out->b_us))
+        return fail(err, errlen, file, "%s: a_us and b_us must be finite; fix or remove it", w);
+    int64_t lo, hi;
+    if (get_int(f, "ranks_min", 1, INT32_MAX, 1, 0, &lo, file, w, err, errlen) ||
+        get_int(f, "ranks_max", 1, INT32_MAX, 1, 0, &hi, file, w, err, errlen))
+        return -1;
+    if (hi < lo)
+        return fail(err, errlen, file, "%s.ranks_max = %lld is below ranks_min = %lld; fix or "
+                    "remove it", w, (long long)hi, (long long)lo);
+    out->ranks_min = (int)lo;
+    out->ranks_max = (int)hi;
+    return 0;
+}
+
 /* A rule set's members but its rules' contents (the blocking collectives'
  * and the nonblocking section's): its bounds and its non-empty rules array. */
 static int parse_set_head(json_object *s, int *nodes_max, int *ppn_max, double *setup_us,
-                          json_object **rules, const char *file, const char *where, char *err,
+                          hyt_setup_fit_t *fit, json_object **rules, const char *file, const char *where, char *err,
                           size_t errlen)
 {
     if (!json_object_is_type(s, json_type_object))
@@ -220,12 +290,13 @@ static int parse_set_head(json_object *s, int *nodes_max, int *ppn_max, double *
     {
         (void)val;
         if (strcmp(key, "nodes_max") && strcmp(key, "ppn_max") && strcmp(key, "rules") &&
-            (!setup_us || strcmp(key, "setup_us")))
+            (!setup_us || (strcmp(key, "setup_us") && strcmp(key, "setup_fit"))))
             return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
                         "nodes_max, ppn_max, rules%s", where, key,
-                        setup_us ? ", setup_us (with \"format\": 2)" : "");
+                        setup_us ? ", setup_us, setup_fit (with \"format\": 2)" : "");
     }
-    if (setup_us && get_us(s, "setup_us", 0, setup_us, file, where, err, errlen))
+    if (setup_us && (get_us(s, "setup_us", 0, setup_us, file, where, err, errlen) ||
+                     parse_setup_fit(s, fit, file, where, err, errlen)))
         return -1;
     int64_t v;
     if (get_int(s, "nodes_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, where, err, errlen))
@@ -246,7 +317,7 @@ static int parse_set(json_object *s, hyt_coll_t coll, int format, hyt_rule_set_t
     json_object *rules;
     out->setup_us = -1;
     if (parse_set_head(s, &out->nodes_max, &out->ppn_max, format >= 2 ? &out->setup_us : NULL,
-                       &rules, file, where, err, errlen))
+                       &out->setup_fit, &rules, file, where, err, errlen))
         return -1;
     int n = (int)json_object_array_length(rules);
     out->rules = calloc((size_t)n, sizeof *out->rules);
@@ -360,7 +431,7 @@ static int parse_nb(json_object *nb, hyt_table_t *t, const char *file, char *err
             char w[160];
             snprintf(w, sizeof w, "$.nonblocking.%s[%d]", cname, i);
             if (parse_set_head(json_object_array_get_idx(sets, i), &o->nodes_max, &o->ppn_max, NULL,
-                               &rules, file, w, err, errlen))
+                               NULL, &rules, file, w, err, errlen))
                 return -1;
             int nr = (int)json_object_array_length(rules);
             if (!(o->rules = calloc((size_t)nr, sizeof *o->rules)))
@@ -598,6 +669,16 @@ static json_object *coll_json(const hyt_tune_coll_t *c, int maxn, int maxp)
             json_object_object_add(o, "ppn_max", json_object_new_int(s->ppn));
         if (s->setup_us >= 0)
             json_object_object_add(o, "setup_us", json_object_new_double(s->setup_us));
+        if (s->setup_fit.x != HYT_SETUP_FIT_NONE) {
+            const hyt_setup_fit_t *f = &s->setup_fit;
+            json_object *fo = json_object_new_object();
+            json_object_object_add(fo, "x", json_object_new_string(hyt_setup_x_name(f->x)));
+            json_object_object_add(fo, "a_us", json_object_new_double(f->a_us));
+            json_object_object_add(fo, "b_us", json_object_new_double(f->b_us));
+            json_object_object_add(fo, "ranks_min", json_object_new_int(f->ranks_min));
+            json_object_object_add(fo, "ranks_max", json_object_new_int(f->ranks_max));
+            json_object_object_add(o, "setup_fit", fo);
+        }
         for (int r = 0; r < s->nrules; r++)
             json_object_array_add(rules, rule_json(&s->rules[r], s->alg_names));
         json_object_object_add(o, "rules", rules);

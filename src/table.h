@@ -35,6 +35,7 @@ typedef struct hyt_tune_set {
     const hyt_tune_rule_t *rules;
     const char *const *alg_names; /* name of candidate category alg (registry name) */
     double setup_us;              /* a new communicator's cost (us; < 0: not written) */
+    hyt_setup_fit_t setup_fit;    /* its growth with the size (x = NONE: not written) */
 } hyt_tune_set_t;
 
 typedef struct hyt_tune_coll {

@@ -231,7 +231,7 @@ static void test_table(void)
     hyt_tune_rule_t r1[4], r2[4];
     int n1 = hyt_rules_build(two_alg, NULL, 1, 1, c2, 2, 1, 1 << 20, 1, r1, 4);
     int n2 = hyt_rules_build(two_alg, NULL, 4, 2, c2, 2, 1, 1 << 20, 1, r2, 4);
-    hyt_tune_set_t sets[2] = {{4, 2, n2, r2, names, -1}, {1, 1, n1, r1, names, -1}};
+    hyt_tune_set_t sets[2] = {{4, 2, n2, r2, names, -1, {0}}, {1, 1, n1, r1, names, -1, {0}}};
     hyt_tune_coll_t coll = {"allreduce", 2, sets};
     char *txt = hyt_table_json(4, 2, "test", "sync", 16, &coll, 1, NULL);
     CHECK(txt != NULL, "json");
@@ -345,7 +345,7 @@ static void test_shortlist(void)
                    names[i]);
             return;
         }
-    hyt_tune_set_t set = {2, 2, n, r, names, 131.5};
+    hyt_tune_set_t set = {2, 2, n, r, names, 131.5, {HYT_SETUP_FIT_LOG2, -3.5, 2.25, 2, 16}};
     hyt_tune_coll_t coll = {"allreduce", 1, &set};
     char *txt = hyt_table_json(2, 2, "test", "sync", 0, &coll, 1, NULL);
     char path[] = "/tmp/hyt-test-rules-XXXXXX", err[512];
@@ -363,6 +363,12 @@ static void test_shortlist(void)
           "loaded shortlist: %d entries", ru ? ru->nshort : -1);
     CHECK(s && s->setup_us == 131.5 && ru && ru->native_us == 12.5 && ru->predicted_us == 10.0,
           "setup_us and native_us read back: %g, %g", s ? s->setup_us : -2, ru ? ru->native_us : -2);
+    CHECK(s && s->setup_fit.x == HYT_SETUP_FIT_LOG2 && s->setup_fit.a_us == -3.5 &&
+              s->setup_fit.b_us == 2.25 && s->setup_fit.ranks_min == 2 &&
+              s->setup_fit.ranks_max == 16,
+          "setup_fit read back: x %d, a %g, b %g, ranks %d..%d", s ? (int)s->setup_fit.x : -1,
+          s ? s->setup_fit.a_us : 0, s ? s->setup_fit.b_us : 0, s ? s->setup_fit.ranks_min : 0,
+          s ? s->setup_fit.ranks_max : 0);
     CHECK(t && t->k_max == 0, "no k_max given, one read back: %d", t ? t->k_max : -1);
     hyt_table_free(t);
     unlink(path);
@@ -376,7 +382,7 @@ static void test_table_nb(void)
     const char *names[3];
     pick_names(names);
     hyt_tune_rule_t r = {.bytes_max = UINT64_MAX, .alg = 0, .us = -1};
-    hyt_tune_set_t set = {2, 2, 1, &r, names, -1};
+    hyt_tune_set_t set = {2, 2, 1, &r, names, -1, {0}};
     hyt_tune_coll_t coll = {"allreduce", 1, &set};
     hyt_nb_rule_t r0[2] = {{.bytes_max = 1024, .alg = "tsp_recexch_single_buffer", .k = 4,
                             .predicted_us = 1.25, .native_us = 2.5},
@@ -758,6 +764,49 @@ static void test_remeasure(void)
         hyt_al_free(run[r]);
 }
 
+/* The set-up cost's growth with the communicator (hyt_rules_setup_fit,
+ * hyt_setup_cost): costs made by a known model are fitted back in the
+ * model's form; a falling cost, or a single size, gives no fit; the cost is
+ * evaluated at a communicator's size, beyond the sizes measured too. */
+static void test_setup_fit(void)
+{
+    int ranks[6] = {2, 4, 8, 16, 32, 64};
+    double lin[6], lg[6], noisy[6], fall[6];
+    for (int i = 0; i < 6; i++) {
+        lin[i] = 5 + 3.0 * ranks[i];
+        lg[i] = 10 + 7 * log2(ranks[i]);
+        noisy[i] = lin[i] * (i % 2 ? 1.02 : 0.98); /* +-2%: still linear */
+        fall[i] = 100 - ranks[i];
+    }
+    hyt_setup_fit_t f;
+    CHECK(hyt_rules_setup_fit(ranks, lin, 4, &f) == HYT_SETUP_FIT_RANKS && fabs(f.a_us - 5) < 1e-9 &&
+              fabs(f.b_us - 3) < 1e-9 && f.ranks_min == 2 && f.ranks_max == 16,
+          "5 + 3 p: fitted x %d, %g + %g, ranks %d..%d", (int)f.x, f.a_us, f.b_us, f.ranks_min,
+          f.ranks_max);
+    CHECK(hyt_rules_setup_fit(ranks, lg, 6, &f) == HYT_SETUP_FIT_LOG2 && fabs(f.a_us - 10) < 1e-9 &&
+              fabs(f.b_us - 7) < 1e-9 && f.ranks_max == 64,
+          "10 + 7 log2 p: fitted x %d, %g + %g", (int)f.x, f.a_us, f.b_us);
+    CHECK(hyt_rules_setup_fit(ranks, noisy, 6, &f) == HYT_SETUP_FIT_RANKS && fabs(f.b_us - 3) < 0.2,
+          "5 + 3 p +-2%%: fitted x %d, %g + %g", (int)f.x, f.a_us, f.b_us);
+    CHECK(hyt_rules_setup_fit(ranks, fall, 6, &f) == HYT_SETUP_FIT_NONE, "100 - p: x %d", (int)f.x);
+    CHECK(hyt_rules_setup_fit(ranks, lin, 1, &f) == HYT_SETUP_FIT_NONE, "one size: x %d", (int)f.x);
+    int same[2] = {8, 8};
+    CHECK(hyt_rules_setup_fit(same, lin, 2, &f) == HYT_SETUP_FIT_NONE, "one size twice: x %d",
+          (int)f.x);
+    /* evaluated at the communicator's size, 0 where the line is below 0 */
+    hyt_rule_set_t s = {.setup_us = 40, .setup_fit = {HYT_SETUP_FIT_RANKS, -2, 2, 2, 16}};
+    CHECK(hyt_setup_cost(&s, 256) == 510 && hyt_setup_cost(&s, 16) == 30 &&
+              hyt_setup_cost(&s, 1) == 0,
+          "-2 + 2 p at 256, 16, 1: %g, %g, %g", hyt_setup_cost(&s, 256), hyt_setup_cost(&s, 16),
+          hyt_setup_cost(&s, 1));
+    s.setup_fit = (hyt_setup_fit_t){HYT_SETUP_FIT_LOG2, 1, 2, 2, 16};
+    CHECK(hyt_setup_cost(&s, 8) == 7 && hyt_setup_cost(&s, 1024) == 21, "1 + 2 log2 p at 8, 1024: "
+          "%g, %g", hyt_setup_cost(&s, 8), hyt_setup_cost(&s, 1024));
+    s.setup_fit.x = HYT_SETUP_FIT_NONE;
+    CHECK(hyt_setup_cost(&s, 1024) == 40, "no fit: setup_us at any size: %g",
+          hyt_setup_cost(&s, 1024));
+}
+
 int main(void)
 {
     test_active();
@@ -771,5 +820,6 @@ int main(void)
     test_table();
     test_table_nb();
     test_shortlist();
+    test_setup_fit();
     return check_done("test_rules");
 }

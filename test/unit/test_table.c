@@ -383,6 +383,9 @@ static void test_tuning_kmax(void)
 /* The private duplicate's ski rental (docs/memory.md): a blocking rule
  * set's setup_us and a rule's native_us are kept; a table without them has
  * none (-1); a bad value, or either in a format-1 table, is refused by path. */
+#define FIT(x, a, b, lo, hi)                                                                   \
+    "\"setup_fit\": {\"x\": \"" x "\", \"a_us\": " a ", \"b_us\": " b ", \"ranks_min\": " lo       \
+    ", \"ranks_max\": " hi "}, "
 static void test_setup_fields(void)
 {
     char text[768], err[1024], path[64];
@@ -397,6 +400,24 @@ static void test_setup_fields(void)
               s->rules[0].predicted_us == 3 && s->rules[1].native_us < 0 && s2->setup_us < 0 &&
               s2->rules[0].native_us < 0,
           "setup_us and native_us: %s", t ? "not kept" : err);
+    /* without setup_fit the cost is setup_us at every size (or unknown) */
+    CHECK(s && s2 && s->setup_fit.x == HYT_SETUP_FIT_NONE && hyt_setup_cost(s, 1024) == 131.5 &&
+              hyt_setup_cost(s2, 2) < 0,
+          "no setup_fit: cost %g, %g", s ? hyt_setup_cost(s, 1024) : 0,
+          s2 ? hyt_setup_cost(s2, 2) : 0);
+    hyt_table_free(t);
+    /* setup_fit: kept and evaluated at the communicator's size, with or without setup_us */
+    snprintf(text, sizeof text, "{\"format\": 2, \"collectives\": {\"bcast\": ["
+             "{\"nodes_max\": 1, \"setup_us\": 30, " FIT("ranks", "-2", "2", "2", "16")
+             "\"rules\": [{\"algorithm\": \"native\"}]}, {" FIT("log2_ranks", "1.5", "4", "4", "4")
+             "\"rules\": [{\"algorithm\": \"native\"}]}]}}");
+    t = load_text(text, err, sizeof err, path);
+    s = t ? hyt_table_match(t, HYT_COLL_BCAST, 1, 4) : NULL;
+    s2 = t ? hyt_table_match(t, HYT_COLL_BCAST, 2, 4) : NULL;
+    CHECK(s && s2 && s->setup_fit.x == HYT_SETUP_FIT_RANKS && s->setup_fit.ranks_max == 16 &&
+              hyt_setup_cost(s, 256) == 510 && s2->setup_us < 0 &&
+              s2->setup_fit.x == HYT_SETUP_FIT_LOG2 && hyt_setup_cost(s2, 8) == 13.5,
+          "setup_fit: %s", t ? "not kept" : err);
     hyt_table_free(t);
     struct { int format; const char *set, *rule, *want[2]; } bad[] = {
         {2, "\"setup_us\": -1, ", "", {"$.collectives.bcast[0].setup_us = -1 is negative",
@@ -411,6 +432,25 @@ static void test_setup_fields(void)
                                         "\"native_us\"", "need \"format\": 2"}},
         {1, "\"setup_us\": 1, ", "", {"$.collectives.bcast[0] has unknown field \"setup_us\"",
                                       "valid fields: nodes_max, ppn_max, rules"}},
+        {1, FIT("ranks", "1", "2", "2", "16"), "", {"$.collectives.bcast[0] has unknown field "
+                                                    "\"setup_fit\"", "valid fields"}},
+        {2, "\"setup_fit\": 3, ", "", {"$.collectives.bcast[0].setup_fit must be an object",
+                                       "fix or remove it"}},
+        {2, FIT("p", "1", "2", "2", "16"), "", {"$.collectives.bcast[0].setup_fit.x = \"p\"",
+                                               "give \"ranks\" or \"log2_ranks\""}},
+        {2, FIT("ranks", "1", "-2", "2", "16"), "", {"$.collectives.bcast[0].setup_fit.b_us = -2 "
+                                                     "is negative", "fix or remove it"}},
+        {2, FIT("ranks", "\"1\"", "2", "2", "16"), "", {"$.collectives.bcast[0].setup_fit.a_us "
+                                                        "must be a number", "fix or remove it"}},
+        {2, FIT("ranks", "1", "2", "0", "16"), "", {"$.collectives.bcast[0].setup_fit.ranks_min = 0 "
+                                                    "is out of range", "give an integer"}},
+        {2, FIT("ranks", "1", "2", "16", "8"), "", {"$.collectives.bcast[0].setup_fit.ranks_max = 8 "
+                                                    "is below ranks_min = 16", "fix or remove it"}},
+        {2, "\"setup_fit\": {\"x\": \"ranks\", \"a_us\": 1, \"b_us\": 2, \"ranks_min\": 2}, ", "",
+         {"$.collectives.bcast[0].setup_fit.ranks_max is missing", "or remove setup_fit"}},
+        {2, "\"setup_fit\": {\"x\": \"ranks\", \"a_us\": 1, \"b_us\": 2, \"ranks_min\": 2, "
+            "\"ranks_max\": 4, \"c_us\": 0}, ", "",
+         {"$.collectives.bcast[0].setup_fit has unknown field \"c_us\"", "valid fields: x, a_us"}},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(text, sizeof text, "{\"format\": %d, \"collectives\": {\"bcast\": [{%s"

@@ -1,7 +1,7 @@
 /* Check a table written by `hytune tune`: hyt_table_load accepts it, and
  * every named collective has rule sets with numerically increasing
  * thresholds and a last unbounded rule, each set its measured set-up cost
- * (setup_us), and native's predicted time (native_us) on rules that chose a
+ * (setup_us) and its fit over the sizes measured (setup_fit, if any), and native's predicted time (native_us) on rules that chose a
  * hytune algorithm only (on at least one of them).  Usage: test_tune_load FILE COLL... */
 #include "src/hyt.h"
 #include "test/check.h"
@@ -29,6 +29,14 @@ int main(int argc, char **argv)
             CHECK(rs->rules[rs->nrules - 1].bytes_max == UINT64_MAX, "%s set %d last rule bounded",
                   argv[i], s);
             CHECK(rs->setup_us > 0, "%s set %d: setup_us %g", argv[i], s, rs->setup_us);
+            /* a fit, when written, spans the sizes measured up to the set's shape */
+            const hyt_setup_fit_t *f = &rs->setup_fit;
+            CHECK(f->x == HYT_SETUP_FIT_NONE ||
+                      (f->ranks_min >= 1 && f->ranks_min < f->ranks_max &&
+                       (rs->nodes_max == INT32_MAX || rs->ppn_max == INT32_MAX ||
+                        f->ranks_max == rs->nodes_max * rs->ppn_max)),
+                  "%s set %d: setup_fit over %d..%d ranks", argv[i], s, f->ranks_min,
+                  f->ranks_max);
             /* native_us: never on native's rules; on the others unless native
              * could not be benchmarked there (the memory limit) */
             for (int r = 0; r < rs->nrules; r++) {
