@@ -171,6 +171,12 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
 {
     hyt_coll_t c = a->coll;
     int timed = hyt_cfg.stats != NULL;
+    /* hybrid mode's windows run on the private duplicate: a communicator
+     * whose set-up the rent has not yet repaid takes the table's rule (and
+     * the rent) instead, and its keys are tuned online once it has one */
+    if (online && HYT_UNLIKELY(ctx->priv == MPI_COMM_NULL) && ctx->setup_cost[c] >= 0 &&
+        ctx->rent < ctx->setup_cost[c])
+        online = 0;
     if (online)
         timed |= online = hyt_online_before(ctx, key, rule, &alg, &k);
     const hyt_alg_t *ran = alg;
