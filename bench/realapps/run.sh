@@ -40,8 +40,8 @@
 # REALAPPS_LULESH_ITERS cycles (default 100).  Each run gets
 # REALAPPS_RUN_TIMEOUT seconds of wall time (default 3600).
 # REALAPPS_RESUME=1 keeps what an earlier run of the harness into the same
-# OUTDIR finished: the table (same ranks, platform, collectives and tuning
-# options) and each run of the same mode, command, platform (and table)
+# OUTDIR finished: the table (same ranks, platform, collectives, tuning
+# options and hytune-smpi binary) and each run of the same mode, command, platform (and table)
 # that ended (checked again); the rest runs.
 # Every run uses --cfg=smpi/simulate-computation:no and the MPICH selector
 # (bench/lib.sh smpi_run): the simulated time of a run is its communication
@@ -332,7 +332,8 @@ for plat in $plats; do
     case " $modes " in *" offline "* | *" hybrid "*)
         # the job script's first step: tune on the same ranks and platform
         trow=$out/tune-$pname.row
-        tune_run="$tnp $plat $tcolls $kmax ${REALAPPS_TUNE_MAX_BYTES:-4K} ${REALAPPS_TUNE_BUDGET:-1}"
+        # and the same tuner: a table another build wrote is tuned again
+        tune_run="$tnp $plat $tcolls $kmax ${REALAPPS_TUNE_MAX_BYTES:-4K} ${REALAPPS_TUNE_BUDGET:-1} $(cksum <"$B/bin/hytune-smpi")"
         if [ "${REALAPPS_RESUME:-0}" = 1 ] && [ -s "$table" ] && [ -s "$trow" ] && [ "$(sed -n 1p "$trow")" = "$tune_run" ]; then
             progress "realapps: $pname: the table of an earlier run kept"
             sed -n 2p "$trow" >>"$tcsv"
