@@ -9,7 +9,17 @@
 #   sh bench/comm_cost.sh [NP [PLATFORM]]   (defaults: 256, platforms/dragonfly-256.xml)
 # One rank per host (the platform needs NP hosts; NP a multiple of 8).
 # Prints rank 0's time of each step in microseconds.
+#   sh bench/comm_cost.sh -s [NP [PLATFORM]]
+# instead prints, for p = 2, 4, 8, ... NP, what an MPI_Comm_dup + MPI_Comm_free costs
+# (the slowest rank's) on the first p ranks (p neighbouring hosts: what `hytune tune`
+# measures on its nodes) and on p ranks NP/p apart (all NP/p such slices at once, as an
+# application's column communicators are).
 set -eu
+sizes=0
+if [ "${1:-}" = -s ]; then
+    sizes=1
+    shift
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
 NP=${1:-256}
@@ -28,6 +38,32 @@ int main(int argc, char **argv)
     int r, p, x = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (argc > 1) { /* -s: by size, neighbouring and spread ranks */
+        for (int q = 2; q <= p; q *= 2) {
+            double us[2];
+            for (int spread = 0; spread < 2; spread++) {
+                MPI_Comm sub, d;
+                MPI_Comm_split(MPI_COMM_WORLD, spread ? r % (p / q) : r < q ? 0 : MPI_UNDEFINED, r,
+                               &sub);
+                double t = 0;
+                if (sub != MPI_COMM_NULL) {
+                    MPI_Barrier(sub);
+                    double t0 = MPI_Wtime();
+                    MPI_Comm_dup(sub, &d);
+                    MPI_Comm_free(&d);
+                    t = 1e6 * (MPI_Wtime() - t0);
+                    MPI_Comm_free(&sub);
+                }
+                MPI_Reduce(&t, &us[spread], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+                MPI_Barrier(MPI_COMM_WORLD);
+            }
+            if (r == 0)
+                printf("%d ranks: dup + free of the first %d ranks %.1f us, of %d ranks %d apart "
+                       "%.1f us\n", q, q, us[0], q, p / q, us[1]);
+        }
+        MPI_Finalize();
+        return 0;
+    }
     MPI_Comm sub, d1, d2;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
@@ -52,6 +88,8 @@ int main(int argc, char **argv)
 EOC
 smpicc -O2 "$tmp/dup.c" -o "$tmp/dup" 2>/dev/null || die "smpicc failed on $tmp/dup.c"
 hostfile "$NP" 1 >"$tmp/hosts"
-SMPI_EXTRA=--cfg=smpi/coll-selector:mpich smpi_run "$NP" "$PLAT" "$tmp/hosts" "$tmp/dup" >"$tmp/log" 2>&1 ||
+[ $sizes = 1 ] && set -- sizes || set --
+SMPI_EXTRA=--cfg=smpi/coll-selector:mpich smpi_run "$NP" "$PLAT" "$tmp/hosts" "$tmp/dup" "$@" >"$tmp/log" 2>&1 ||
     { cat "$tmp/log" >&2; die "the run failed"; }
-grep "ranks: split" "$tmp/log" || { cat "$tmp/log" >&2; die "no result line"; }
+[ $sizes = 1 ] && pat="ranks: dup + free" || pat="ranks: split"
+grep "$pat" "$tmp/log" || { cat "$tmp/log" >&2; die "no result line"; }
