@@ -22,7 +22,9 @@
 #   skips sizes whose receive buffer exceeds collbench's --max-total.
 #   Defaults: 10 timed calls after 20 warm-up calls per size (-i, -w);
 #   hybrid mode gets -W more warm-up calls (default 60) so that it becomes
-#   hot (HYTUNE_HOT_CALLS=16), probes and settles before the timed calls:
+#   hot (HYTUNE_HOT_CALLS=auto: after 54 calls for a key of a format-1
+#   table, one algorithm), probes (at most 24 calls) and settles before the
+#   timed calls:
 #   these numbers are its steady state, its probing cost (calls and us) is
 #   in its stats files (stats-*-hybrid), not in these numbers.
 # COLLBENCH_ARGS="--max-total 4194304" in the environment is passed to

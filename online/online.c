@@ -6,9 +6,10 @@
  *   COUNT   the first calls run the start radix (table k, else the topology
  *           prior; a warm-start k if an earlier run settled one).  When the
  *           table gave the start, the prior is the search's hint: measured
- *           once before settling if the search did not reach it.  The last
- *           probe_calls calls before the key turns hot (HYTUNE_HOT_CALLS) are
- *           timed: they measure the start radix for free.
+ *           once before settling if the search did not reach it.  The key
+ *           turns hot after HYTUNE_HOT_CALLS calls (auto: twice the calls
+ *           its search can time, hyt_probe_hot_calls); the last probe_calls
+ *           calls before are timed: they measure the start radix for free.
  *   PROBE   windows of probe_calls calls per radix; at the end of a window
  *           the agreement step makes the time global (one MPI_MAX allreduce
  *           of the window's times on the private duplicate: per call the
@@ -89,6 +90,7 @@ struct hyt_online_key {
     int settled_k;          /* 0 until the first settle */
     double settled_t;
     uint64_t n;             /* calls of alg seen on this key */
+    uint64_t hot;           /* the call after which the key is hot (HYTUNE_HOT_CALLS) */
     uint64_t window_from;   /* call that opens the start window */
     uint64_t settled_call;  /* call of the first settle (0: never) */
     uint64_t last_settle;   /* call of the latest settle */
@@ -329,7 +331,17 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
                     warm >= 0 ? 1 : MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);
     hyt_probe_round_hint(&o->probe, o->k_round);
-    o->window_from = hyt_cfg.hot_calls > window ? (uint64_t)(hyt_cfg.hot_calls - window + 1) : 1;
+    /* the most windows the search can time: one per candidate (a warm
+     * start only verifies: one), then the radix probe's windows after the
+     * winner's, if a candidate has a radix to probe */
+    int windows = warm >= 0 ? 1 : o->nc;
+    for (int i = 0; warm < 0 && i < o->nc; i++)
+        if (o->cand[i].k_min < o->cand[i].k_max) {
+            windows += MAX_WINDOWS - 1;
+            break;
+        }
+    o->hot = (uint64_t)hyt_probe_hot_calls(hyt_cfg.hot_calls, windows, window);
+    o->window_from = o->hot > (uint64_t)window ? o->hot - (uint64_t)window + 1 : 1;
     o->state = ST_COUNT;
     hyt_key_ext_register(&ext_hooks); /* before the core holds a key it cannot free */
     key->ext = o;
@@ -725,6 +737,13 @@ int hyt_online_key_settled(const hyt_key_t *key, int *k)
     return 1;
 }
 
+/* Calls from the key turning hot to its first settle (negative: settled
+ * before turning hot, as a warm start or tiny HYTUNE_HOT_CALLS can). */
+static long long calls_after_hot(const struct hyt_online_key *o)
+{
+    return (long long)o->settled_call - (long long)o->hot;
+}
+
 int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
 {
     const struct hyt_online_key *o = key->ext;
@@ -734,7 +753,8 @@ int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
     info->settled_k = o->settled_call ? o->settled_k : 0;
     info->settled_us = o->settled_call ? o->settled_t * 1e6 : 0;
     info->settled_call = (long long)o->settled_call;
-    info->calls_after_hot = o->settled_call ? (long long)o->settled_call - hyt_cfg.hot_calls : 0;
+    info->hot_calls = (long long)o->hot;
+    info->calls_after_hot = o->settled_call ? calls_after_hot(o) : 0;
     info->probing_calls = (long long)o->probing_calls;
     info->overhead_us = o->overhead * 1e6;
     info->reprobes = o->reprobes;
@@ -759,13 +779,6 @@ static const char *cand_status_name(hyt_cand_status_t st)
 {
     static const char *const names[] = {"not measured", "measured", "unsupported", "skipped"};
     return names[st];
-}
-
-/* Calls from the key turning hot to its first settle (negative: settled
- * before turning hot, as a warm start or tiny HYTUNE_HOT_CALLS can). */
-static long long calls_after_hot(const struct hyt_online_key *o)
-{
-    return (long long)o->settled_call - (long long)hyt_cfg.hot_calls;
 }
 
 /* How a rooted key's windows are timed ("" for the others). */
@@ -794,8 +807,9 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
                 o->chosen >= 0 ? o->cand[o->chosen].alg->name : "(none yet)",
                 (unsigned long long)o->choosing_calls, o->choices, o->switches);
     }
-    fprintf(out, "   %-22s   online %s%s: start k=%d (%s), prior k=%d, probes", "",
-            o->alg->name, timing_name(o), o->k_start, o->start_from, o->k_hint);
+    fprintf(out, "   %-22s   online %s%s: hot after %llu calls%s, start k=%d (%s), prior k=%d, probes",
+            "", o->alg->name, timing_name(o), (unsigned long long)o->hot,
+            hyt_cfg.hot_calls < 0 ? " (auto)" : "", o->k_start, o->start_from, o->k_hint);
     for (int i = 0; i < o->npoints; i++) {
         const point_t *pt = &o->points[i];
         if (pt->kind == PT_CHOICE) {
@@ -838,6 +852,7 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
                                json_object_new_string(o->loop_timed ? "loop" : "per call"));
     json_object_object_add(j, "k_min", json_object_new_int(o->k_min));
     json_object_object_add(j, "k_max", json_object_new_int(o->k_max));
+    json_object_object_add(j, "hot_calls", json_object_new_int64((int64_t)o->hot));
     json_object_object_add(j, "start_k", json_object_new_int(o->k_start));
     json_object_object_add(j, "start_from", json_object_new_string(o->start_from));
     json_object_object_add(j, "hint_k", json_object_new_int(o->k_hint));

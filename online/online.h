@@ -38,7 +38,8 @@ typedef struct hyt_online_info {
     int start_k, settled_k;     /* settled_k 0: never settled */
     double settled_us;          /* global window time at the settled k */
     long long settled_call;     /* call of the first settle (0: never) */
-    long long calls_after_hot;  /* settled_call - HYTUNE_HOT_CALLS */
+    long long hot_calls;        /* the call after which the key turned hot (HYTUNE_HOT_CALLS) */
+    long long calls_after_hot;  /* settled_call - hot_calls */
     long long probing_calls;    /* calls timed for probing and drift checks */
     double overhead_us;         /* sum over probe calls of (time - settled time) */
     int reprobes;

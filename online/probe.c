@@ -435,3 +435,12 @@ long hyt_probe_drift_calls(double check_s, double settled_t, unsigned long long 
     return d < HYT_DRIFT_MIN_CALLS ? HYT_DRIFT_MIN_CALLS
            : d > HYT_DRIFT_MAX_CALLS ? HYT_DRIFT_MAX_CALLS : (long)d;
 }
+
+long hyt_probe_hot_calls(long setting, int search_windows, int window)
+{
+    if (setting >= 1)
+        return setting;
+    long n = (long)HYT_HOT_REPAY * (search_windows > 1 ? search_windows : 1) *
+             (window > 1 ? window : 1);
+    return n > HYT_HOT_MIN_CALLS ? n : HYT_HOT_MIN_CALLS;
+}

@@ -106,5 +106,18 @@ int hyt_probe_drifted(double settled_t, double now_t, double factor);
 #define HYT_DRIFT_MIN_CALLS 16
 #define HYT_DRIFT_MAX_CALLS 1000
 long hyt_probe_drift_calls(double check_s, double settled_t, unsigned long long stable);
+/* HYTUNE_HOT_CALLS: the key's call after which it turns hot (its search
+ * starts on the next call; the last window calls up to it are the start
+ * window).  setting >= 1 (a number): that call, for every key.  auto
+ * (setting < 0): HYT_HOT_REPAY x the most calls the key's search can time
+ * (search_windows windows of window calls: one per candidate of its
+ * shortlist, plus the radix probe's windows after its start), at least
+ * HYT_HOT_MIN_CALLS.  A key that has run N calls is taken to run about as
+ * many more, so the search starts only once the calls left could repay
+ * it; a key called fewer times keeps the table's choice.  Every input is
+ * the same on every rank (setting, table, communicator size). */
+#define HYT_HOT_MIN_CALLS 16
+#define HYT_HOT_REPAY 2
+long hyt_probe_hot_calls(long setting, int search_windows, int window);
 
 #endif

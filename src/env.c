@@ -18,7 +18,7 @@ hyt_config_t hyt_cfg = {
     .mode = HYT_MODE_HYBRID,
     .log_level = HYT_LOG_WARN,
     .log_topics = HYT_TOPIC_ALL,
-    .hot_calls = 16,
+    .hot_calls = -1, /* auto */
     .probe_calls = 3,
     .probe_min_gain = 0.02,
     .drift_interval = -1, /* auto */
@@ -74,8 +74,10 @@ static const env_var_t vars[] = {
     {"HYTUNE_LOG_RANKS", T_RANKS, &hyt_cfg.log_all_ranks, "0", "0|all",
      "which ranks log warnings and info: 0 (rank 0 only) or all; errors: every rank", S_LOCAL},
     HYT_COLL_LIST(FORCE_VAR)
-    {"HYTUNE_HOT_CALLS", T_LONG, &hyt_cfg.hot_calls, "16", "1..1000000000",
-     "calls of one (communicator, collective, size bucket) before hybrid mode tunes its radix",
+    {"HYTUNE_HOT_CALLS", T_LONG, &hyt_cfg.hot_calls, "auto", "auto|1..1000000000",
+     "calls of one (communicator, collective, size bucket) before hybrid mode tunes it; auto: "
+     "twice the calls its search can time (its shortlist's windows and the radix probe's), "
+     "at least 16, so a key called too few times to repay the search keeps the table's choice",
      S_ALL_EQ},
     {"HYTUNE_PROBE_CALLS", T_LONG, &hyt_cfg.probe_calls, "3", "1..1000",
      "calls timed per probed radix (the median decides)",

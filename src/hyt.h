@@ -318,7 +318,7 @@ typedef struct hyt_config {
     unsigned log_topics;    /* bit mask of hyt_topic_t */
     int log_all_ranks;
     const char *force[HYT_NCOLL]; /* HYTUNE_FORCE_<COLL> raw spec or NULL */
-    long hot_calls;
+    long hot_calls;         /* -1: auto (online/probe.h: hyt_probe_hot_calls) */
     long probe_calls;
     double probe_min_gain;
     long drift_interval;

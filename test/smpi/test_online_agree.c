@@ -99,9 +99,18 @@ int main(int argc, char **argv)
     CHECK(errors == 0, "rank %d: %d wrong sums", rank, errors);
     CHECK(diverged == 0, "rank %d: ranks used different radixes on %d calls", rank, diverged);
     CHECK(out_of_range == 0, "rank %d: %d radixes out of [2, p]", rank, out_of_range);
-    long hot = hyt_cfg.hot_calls;
-    CHECK(settled_call > 0 && settled_call - hot <= 24, "settled at call %d (hot after %ld)",
-          settled_call, hot);
+    hyt_online_info_t hot_info;
+    long long hot = hyt_online_key_info(key, &hot_info) == 0 ? hot_info.hot_calls : -1;
+    CHECK(hot > 0 && settled_call > 0 && settled_call - hot <= 24,
+          "settled at call %d (hot after %lld)", settled_call, hot);
+    /* HYTUNE_HOT_CALLS=auto on this key (one algorithm, radix 2..p): twice
+     * the probe's 9 windows of HYTUNE_PROBE_CALLS calls */
+    if (hyt_cfg.hot_calls < 0)
+        CHECK(hot == 2 * 9 * hyt_cfg.probe_calls, "auto: hot after %lld calls, want %ld", hot,
+              2 * 9 * hyt_cfg.probe_calls);
+    else
+        CHECK(hot == hyt_cfg.hot_calls, "hot after %lld calls, HYTUNE_HOT_CALLS=%ld", hot,
+              hyt_cfg.hot_calls);
     /* the optimum of the unshifted curve for p = 64 is k = 9..10 */
     int best = 2;
     for (int k = 2; k <= p; k++)

@@ -336,8 +336,8 @@ def check(code, root):
 SEEDS = [
     ("docs/user-guide.md", "`HYTUNE_PROBE_K_MAX` | `0`", "`HYTUNE_PROBE_KMAX` | `0`",
      "HYTUNE_PROBE_KMAX is not a variable"),
-    ("docs/user-guide.md", "| `HYTUNE_HOT_CALLS` | `16` |", "| `HYTUNE_HOT_CALLS` | `32` |",
-     "HYTUNE_HOT_CALLS's default is 32 there, 16"),
+    ("docs/user-guide.md", "| `HYTUNE_HOT_CALLS` | `auto` |", "| `HYTUNE_HOT_CALLS` | `32` |",
+     "HYTUNE_HOT_CALLS's default is 32 there, auto"),
     ("docs/user-guide.md", "| `HYTUNE_NODE_HW` | unset | may differ |",
      "| `HYTUNE_NODE_HW` | unset | same on all |",
      "HYTUNE_NODE_HW: ranks same on all there, may differ in hytune info --env"),

@@ -109,11 +109,14 @@ static void test_bad_values(void)
         {"HYTUNE_STATS_SIGNALS=TERM,KILL", "none|TERM,INT,HUP,USR1,USR2,XCPU"},
         {"HYTUNE_STATS_SIGNALS=", "none|TERM,INT,HUP,USR1,USR2,XCPU"},
         {"HYTUNE_STATS_SIGNALS=term", "none|TERM,INT,HUP,USR1,USR2,XCPU"},
-        {"HYTUNE_HOT_CALLS=0", "1..1000000000"},
-        {"HYTUNE_HOT_CALLS=1000000001", "1..1000000000"},
-        {"HYTUNE_HOT_CALLS=12x", "1..1000000000"},
-        {"HYTUNE_HOT_CALLS=-5", "1..1000000000"},
-        {"HYTUNE_HOT_CALLS=99999999999999999999999", "1..1000000000"},
+        {"HYTUNE_HOT_CALLS=0", "auto|1..1000000000"},
+        {"HYTUNE_HOT_CALLS=1000000001", "auto|1..1000000000"},
+        {"HYTUNE_HOT_CALLS=12x", "auto|1..1000000000"},
+        {"HYTUNE_HOT_CALLS=-5", "auto|1..1000000000"},
+        {"HYTUNE_HOT_CALLS=-1", "auto|1..1000000000"},
+        {"HYTUNE_HOT_CALLS=Auto", "auto|1..1000000000"},
+        {"HYTUNE_HOT_CALLS=auto16", "auto|1..1000000000"},
+        {"HYTUNE_HOT_CALLS=99999999999999999999999", "auto|1..1000000000"},
         {"HYTUNE_PROBE_CALLS=1001", "1..1000"},
         {"HYTUNE_PROBE_CALLS=0", "1..1000"},
         {"HYTUNE_PROBE_K_MAX=65537", "0..65536"},
@@ -211,6 +214,9 @@ static void test_valid_values(void)
               hyt_cfg.log_all_ranks == 0,
           "high bounds parsed as %ld %ld %g %ld %d", hyt_cfg.hot_calls, hyt_cfg.probe_calls,
           hyt_cfg.probe_min_gain, hyt_cfg.drift_interval, hyt_cfg.log_all_ranks);
+    const char *hot_auto[] = {"HYTUNE_HOT_CALLS=auto", NULL};
+    CHECK(run_env(hot_auto) == 0 && hyt_cfg.hot_calls == -1, "HYTUNE_HOT_CALLS=auto parsed as %ld",
+          hyt_cfg.hot_calls);
     const char *mid[] = {"HYTUNE_PROBE_MIN_GAIN=0.05", NULL};
     CHECK(run_env(mid) == 0 && hyt_cfg.probe_min_gain == 0.05, "gain 0.05 parsed as %g (%s)",
           hyt_cfg.probe_min_gain, captured);

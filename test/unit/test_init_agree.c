@@ -31,7 +31,7 @@ static void describe(hyt_agree_item_t *it, int r, int scenario)
         hyt_agree_item_fail(&it[I_FORCE], "knomial:x ignored");
     else
         it[I_FORCE].fp = hyt_agree_hash_str(HYT_AGREE_HASH0, "unset");
-    hyt_agree_item_init(&it[I_VAR], "HYTUNE_HOT_CALLS", HYT_TOPIC_CORE, HYT_AGREE_QUIET, "16");
+    hyt_agree_item_init(&it[I_VAR], "HYTUNE_HOT_CALLS", HYT_TOPIC_CORE, HYT_AGREE_QUIET, "auto");
     /* extreme fingerprints: the ~max slot must not mix them up */
     it[I_VAR].fp = scenario == 2 ? (r == 0 ? 0 : UINT64_MAX) : 42;
 }
@@ -190,10 +190,14 @@ static void test_env_items(void)
     hyt_env_agree_items(it, 64);
     CHECK(it[hot].fp != unset_fp && !it[hot].failed && hyt_cfg.hot_calls == 32, "value 32");
     CHECK(strcmp(it[hot].desc, "HYTUNE_HOT_CALLS=32") == 0, "desc \"%s\"", it[hot].desc);
-    setenv("HYTUNE_HOT_CALLS", "16", 1); /* the default, spelled out: the same behaviour */
+    setenv("HYTUNE_HOT_CALLS", "auto", 1); /* the default, spelled out: the same behaviour */
     hyt_env_init();
     hyt_env_agree_items(it, 64);
-    CHECK(it[hot].fp == unset_fp, "HYTUNE_HOT_CALLS=16 and unset differ");
+    CHECK(it[hot].fp == unset_fp, "HYTUNE_HOT_CALLS=auto and unset differ");
+    setenv("HYTUNE_HOT_CALLS", "16", 1); /* a number is not auto, even auto's least */
+    hyt_env_init();
+    hyt_env_agree_items(it, 64);
+    CHECK(it[hot].fp != unset_fp && hyt_cfg.hot_calls == 16, "HYTUNE_HOT_CALLS=16 reads as auto");
     setenv("HYTUNE_HOT_CALLS", "many", 1);
     hyt_env_init();
     hyt_env_agree_items(it, 64);
@@ -202,7 +206,7 @@ static void test_env_items(void)
     setenv("HYTUNE_HOT_CALLS", "32", 1);
     hyt_env_init();
     hyt_env_agree_fallback("HYTUNE_HOT_CALLS");
-    CHECK(hyt_cfg.hot_calls == 16, "fallback left %ld", hyt_cfg.hot_calls);
+    CHECK(hyt_cfg.hot_calls == -1, "fallback left %ld (auto is -1)", hyt_cfg.hot_calls);
     unsetenv("HYTUNE_HOT_CALLS");
 }
 

@@ -498,6 +498,32 @@ static void helpers(void)
         CHECK(checks >= 20 && checks <= 40 && !late, "10,000 stable calls: %llu checks%s", checks,
               late ? ", one gap too long" : "");
     }
+    /* HYTUNE_HOT_CALLS: a number is kept for every key; auto is twice the
+     * calls the key's search can time, at least 16 */
+    CHECK(hyt_probe_hot_calls(16, 12, 3) == 16 && hyt_probe_hot_calls(1, 99, 3) == 1 &&
+              hyt_probe_hot_calls(500, 1, 1) == 500, "a number is the threshold");
+    CHECK(hyt_probe_hot_calls(-1, 9, 3) == 54, "auto, radix probe alone (9 windows of 3): %ld",
+          hyt_probe_hot_calls(-1, 9, 3));
+    CHECK(hyt_probe_hot_calls(-1, 4 + 8, 3) == 72, "auto, four candidates and the probe: %ld",
+          hyt_probe_hot_calls(-1, 12, 3));
+    CHECK(hyt_probe_hot_calls(-1, 1, 3) == HYT_HOT_MIN_CALLS &&
+              hyt_probe_hot_calls(-1, 2, 3) == HYT_HOT_MIN_CALLS,
+          "auto, a warm start's one window or a choice of two without radix: at least 16");
+    CHECK(hyt_probe_hot_calls(-1, 3, 3) == 18, "auto, three windows: %ld",
+          hyt_probe_hot_calls(-1, 3, 3));
+    CHECK(hyt_probe_hot_calls(-1, 9, 5) == 90 && hyt_probe_hot_calls(-1, 9, 1) == 18,
+          "auto follows HYTUNE_PROBE_CALLS");
+    CHECK(hyt_probe_hot_calls(-1, 0, 0) == HYT_HOT_MIN_CALLS, "auto, nothing to time");
+    {
+        /* the point of auto: the search (its calls at up to the slowest
+         * candidate's time) starts only when the calls so far, as many as
+         * are taken to follow, number at least twice its calls */
+        for (int w = 1; w <= 8 + 8; w++) {
+            long n = hyt_probe_hot_calls(-1, w, 3);
+            CHECK(n >= 2L * w * 3 && n >= HYT_HOT_MIN_CALLS && (n == HYT_HOT_MIN_CALLS || n == 2L * w * 3),
+                  "auto, %d windows: %ld", w, n);
+        }
+    }
     hyt_probe_t p;
     hyt_probe_start(&p, 999, 2, 16, MIN_GAIN, MAX_WINDOWS);
     CHECK(p.k_next == 16, "start clamps to k_max: %d", p.k_next);
