@@ -6,13 +6,23 @@
 # row gives MPI_COMM_WORLD an Allreduce rule that runs a kernel of hytune's:
 # its private duplicate is made by the first call that runs one, not in
 # MPI_Init.
-#   sh bench/init_cost.sh [NP [PLATFORM]]       (defaults: 64, platforms/dragonfly-64.xml)
+#   sh bench/init_cost.sh [-p] [NP [PLATFORM]]  (defaults: 64, platforms/dragonfly-64.xml)
+# -p: a second table, per phase of a program that calls MPI_Init, an 8-byte
+# MPI_Allreduce on MPI_COMM_WORLD, MPI_Comm_split (all ranks, one color), an
+# 8-byte MPI_Allreduce on the new communicator, MPI_Comm_free and
+# MPI_Finalize: the simulated time (max over ranks, us) at which each phase
+# ends, without hytune and with it off and offline (no table).
 # One rank per host (the platform needs NP hosts).  HYT_BUILD selects the build.
 # Prints one line per (selection, configuration): simulated seconds of the
 # whole run and the microseconds added over the run without hytune.
 # INIT_COST_MAX_US=N: exit 1 if a configuration adds more than N us (the
 # runs are deterministic: a test).
 set -eu
+phases=0
+if [ "${1:-}" = -p ]; then
+    phases=1
+    shift
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 HYT_TOP=$top
 . "$top/bench/lib.sh"
@@ -28,6 +38,33 @@ cat >"$tmp/empty.c" <<'EOF'
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    MPI_Finalize();
+    return 0;
+}
+EOF
+cat >"$tmp/phases.c" <<'EOF'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    double t[4], tmax[4], x = 1, y;
+    MPI_Comm c;
+    MPI_Init(&argc, &argv);
+    t[0] = MPI_Wtime();
+    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    t[1] = MPI_Wtime();
+    MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &c);
+    t[2] = MPI_Wtime();
+    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, c);
+    t[3] = MPI_Wtime();
+    MPI_Comm_free(&c);
+    /* after the phases: its own time is not in them */
+    MPI_Reduce(t, tmax, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        printf("PHASES %.1f %.1f %.1f %.1f\n", tmax[0] * 1e6, tmax[1] * 1e6, tmax[2] * 1e6,
+               tmax[3] * 1e6);
     MPI_Finalize();
     return 0;
 }
@@ -80,6 +117,33 @@ for sel in default mpich; do
             echo "init_cost.sh: $sel, $cfg: $added us added, above INIT_COST_MAX_US=$max" >&2
             over=1
         fi
+    done
+done
+[ "$phases" = 1 ] || exit "$over"
+
+smpicc -O2 "$tmp/phases.c" -o "$tmp/phases-plain" 2>/dev/null || die "smpicc failed on $tmp/phases.c"
+"$B/bin/hytune-smpicc" -O2 "$tmp/phases.c" -o "$tmp/phases-hytune"
+echo
+echo "# phases: simulated time (us, max over ranks) at the end of MPI_Init, the first Allreduce"
+echo "# (MPI_COMM_WORLD), MPI_Comm_split and the Allreduce on the new communicator"
+printf '%-8s %-12s %9s %12s %9s %12s\n' selection configuration init allreduce split "allreduce'"
+for sel in default mpich; do
+    if [ "$sel" = mpich ]; then
+        SMPI_EXTRA=--cfg=smpi/coll-selector:mpich
+    else
+        SMPI_EXTRA=
+    fi
+    export SMPI_EXTRA
+    for cfg in "no hytune" off offline; do
+        if [ "$cfg" = "no hytune" ]; then
+            sim "$tmp/phases-plain" >/dev/null
+        else
+            sim "$tmp/phases-hytune" -u HYTUNE_TABLE HYTUNE_MODE="$cfg" >/dev/null
+        fi
+        # shellcheck disable=SC2046
+        set -- $(sed -n 's/^PHASES //p' "$tmp/log")
+        [ $# = 4 ] || die "no PHASES line in the output ($sel, $cfg)"
+        printf '%-8s %-12s %9s %12s %9s %12s\n' "$sel" "$cfg" "$1" "$2" "$3" "$4"
     done
 done
 exit "$over"

@@ -226,6 +226,16 @@ static int report_differ(const hyt_agree_item_t *items, int n, MPI_Comm comm, in
  * call, a cost the application would not otherwise pay in MPI_Init). */
 #define INIT_TAG 0x4878
 
+int hyt_init_synced;
+
+static void note_synced(MPI_Comm comm, int rc)
+{
+    int same = 0;
+    PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
+    if (rc == MPI_SUCCESS && same == MPI_IDENT)
+        hyt_init_synced = 1;
+}
+
 int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm)
 {
     int rank, size, rc = MPI_SUCCESS;
@@ -247,6 +257,8 @@ int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm)
                 v[i] = in[i] < v[i] ? in[i] : v[i];
     }
     free(in);
+    /* every rank's value has reached every rank: all have passed MPI_Init */
+    note_synced(comm, rc);
     return rc;
 }
 
@@ -265,6 +277,71 @@ int hyt_init_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
         if (rank + mask < size)
             rc = PMPI_Send(buf, count, type, rank + mask, INIT_TAG, comm);
     return rc;
+}
+
+/* A subtree's records, in rank order: each an int length and its bytes. */
+int hyt_init_gather(const void *mine, int len, int maxlen, char **all, int *lens, MPI_Comm comm)
+{
+    int rank, size, rc = MPI_SUCCESS;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    *all = NULL;
+    if (len < 0 || len > maxlen)
+        return MPI_ERR_COUNT;
+    /* room for the records of this rank's subtree: the ranks from it to
+     * the next multiple of its lowest set bit (rank 0: all) */
+    int low = 1;
+    while (low < size && !(rank & low))
+        low *= 2;
+    int span = rank + low < size ? low : size - rank;
+    size_t rec = sizeof len + (size_t)maxlen, used = sizeof len + (size_t)len;
+    char *buf = malloc(rec * (size_t)span);
+    if (!buf)
+        return MPI_ERR_NO_MEM; /* the job cannot go on with the others waiting: say so */
+    memcpy(buf, &len, sizeof len);
+    memcpy(buf + sizeof len, mine, (size_t)len);
+    /* binomial tree to rank 0: rank r receives the subtrees of r + 1, r + 2,
+     * r + 4, ... below its lowest set bit (ranks after its own, so the
+     * records stay in rank order), then sends them all to r minus that bit;
+     * one message per edge, received into the largest the subtree can send
+     * (no probe: SimGrid charges each MPI_Iprobe that finds nothing) */
+    for (int mask = 1; mask < size && rc == MPI_SUCCESS; mask *= 2) {
+        if (rank & mask) {
+            rc = PMPI_Send(buf, (int)used, MPI_BYTE, rank - mask, INIT_TAG, comm);
+            break;
+        }
+        if (rank + mask >= size)
+            continue;
+        int from = rank + mask, n = size - from < mask ? size - from : mask;
+        MPI_Status st;
+        rc = PMPI_Recv(buf + used, (int)(rec * (size_t)n), MPI_BYTE, from, INIT_TAG, comm, &st);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Get_count(&st, MPI_BYTE, &n);
+        used += rc == MPI_SUCCESS ? (size_t)n : 0;
+    }
+    if (rc != MPI_SUCCESS || rank != 0) {
+        free(buf);
+        return rc;
+    }
+    /* rank 0: every record, checked against what arrived, then packed */
+    size_t o = 0, w = 0;
+    for (int r = 0; r < size; r++) {
+        if (o + sizeof len > used) {
+            free(buf);
+            return MPI_ERR_TRUNCATE;
+        }
+        memcpy(&lens[r], buf + o, sizeof len);
+        o += sizeof len;
+        if (lens[r] < 0 || (size_t)lens[r] > used - o) {
+            free(buf);
+            return MPI_ERR_TRUNCATE;
+        }
+        memmove(buf + w, buf + o, (size_t)lens[r]);
+        o += (size_t)lens[r];
+        w += (size_t)lens[r];
+    }
+    *all = buf;
+    return MPI_SUCCESS;
 }
 
 /* Everything every rank does, in one fingerprint: equal digests on every

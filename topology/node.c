@@ -9,8 +9,9 @@
  *   2. node hardware from hwloc (loaded once per process, not under SimGrid
  *      where it would see the simulating host) and HYTUNE_NODE_HW;
  *   3. world rank 0 gathers every rank's leader and facts, and the leaders'
- *      hostnames and Slurm addresses; it numbers the nodes, takes the
- *      smallest value of each fact and assigns network groups;
+ *      hostnames and Slurm addresses, in one binomial gather; it numbers
+ *      the nodes, takes the smallest value of each fact and assigns
+ *      network groups;
  *   4. its answer goes to every rank in one broadcast (src/agree.h: the
  *      point-to-point exchanges for MPI_Init).
  * Every communicator's node model is then derived locally (src/comm.c). */
@@ -40,8 +41,11 @@ static char **group_paths;    /* world rank 0 only: group path per node (or NULL
 static int my_node(int *leader, int *on_node)
 {
     MPI_Comm shm;
-    /* SimGrid computes the split from the ranks that reached it: line them up first */
-    PMPI_Barrier(MPI_COMM_WORLD);
+    /* SimGrid computes the split from the ranks on the host that have
+     * passed MPI_Init: line them up first, unless the settings step has
+     * already heard from every rank (src/agree.h) */
+    if (!hyt_init_synced)
+        PMPI_Barrier(MPI_COMM_WORLD);
     int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -221,10 +225,14 @@ int hyt_topo_init(void)
         const char *addr = getenv("SLURM_TOPOLOGY_ADDR");
         snprintf(me, sizeof me, "%.*s\n%.255s", hl, host, addr ? addr : "");
     }
-    int mine[REC_INTS], len = (int)strlen(me) + (me[0] ? 1 : 0);
+    /* one record per rank: its ints, then its name (leaders only) */
+    int len = (int)strlen(me) + (me[0] ? 1 : 0), mine[REC_INTS];
     mine[REC_LEADER] = leader;
     mine[REC_LEN] = len;
     memcpy(mine + REC_HW, node_hw.val, sizeof node_hw.val);
+    char rec_me[sizeof mine + sizeof me];
+    memcpy(rec_me, mine, sizeof mine);
+    memcpy(rec_me + sizeof mine, me, (size_t)len);
     int nans = ANS_NODE_OF + 2 * p;
     int *ans = malloc((size_t)nans * sizeof *ans);
     int *rec = root ? malloc((size_t)p * REC_INTS * sizeof *rec) : NULL;
@@ -233,17 +241,22 @@ int hyt_topo_init(void)
     if (!ans || (root && (!rec || !lens)))
         rc = MPI_ERR_NO_MEM; /* the job cannot go on with the others waiting: say so */
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Gather(mine, REC_INTS, MPI_INT, rec, REC_INTS, MPI_INT, 0, MPI_COMM_WORLD);
-    int total = 0;
+        rc = hyt_init_gather(rec_me, (int)sizeof mine + len, (int)sizeof rec_me, &buf, lens, MPI_COMM_WORLD);
+    /* rank 0: split the records into the ints and the names (packed in place) */
+    size_t o = 0, w = 0;
     for (int i = 0; rc == MPI_SUCCESS && root && i < p; i++) {
-        lens[i] = rec[i * REC_INTS + REC_LEN];
-        displs[i] = total;
-        total += lens[i];
+        int rl = lens[i] - (int)sizeof mine;
+        if (rl < 0) {
+            rc = MPI_ERR_TRUNCATE;
+            break;
+        }
+        memcpy(rec + i * REC_INTS, buf + o, sizeof mine);
+        memmove(buf + w, buf + o + sizeof mine, (size_t)rl);
+        lens[i] = rl;
+        displs[i] = (int)w;
+        o += (size_t)lens[i] + sizeof mine;
+        w += (size_t)rl;
     }
-    if (root)
-        buf = malloc((size_t)total + 1);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Gatherv(me, len, MPI_CHAR, buf, lens, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rc == MPI_SUCCESS && root)
         decide(rec, buf, lens, displs, ans);
     free(rec);
