@@ -108,7 +108,7 @@ case_var() {
     # a variable compared by value: both ranks take its default
     mpmd test_online_mpi 30 "-env HYTUNE_TABLE $tab -env HYTUNE_HOT_CALLS 4" "-env HYTUNE_TABLE $tab"
     one_error "HYTUNE_HOT_CALLS differs between ranks: rank 0: HYTUNE_HOT_CALLS=4; rank 1: HYTUNE_HOT_CALLS unset" \
-        "every rank uses the default 16"
+        "every rank uses the default auto"
     for r in 0 1; do
         json $r "all(k['online']['settled_at_call'] >= 16 for k in $keys if 'online' in k and k['online'].get('settled_at_call'))"
     done
