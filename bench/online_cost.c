@@ -42,7 +42,7 @@ static double loop_online(hyt_comm_t *ctx, hyt_key_t *key, long n)
         key->calls++;
         key->bytes += 8;
         const hyt_alg_t *a = &alg;
-        if (hyt_online_before(ctx, key, NULL, &a, &k)) /* a drift-check window */
+        if (hyt_online_before(ctx, key, NULL, -1, &a, &k)) /* a drift-check window */
             hyt_online_after(ctx, key, a, k, 1e-6, 0);
         sink += k;
     }
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
         k = 2;
         key.calls++;
         const hyt_alg_t *a = &alg;
-        int timed = hyt_online_before(&ctx, &key, NULL, &a, &k);
+        int timed = hyt_online_before(&ctx, &key, NULL, -1, &a, &k);
         ctx.size = 1; /* one rank: the agreement step needs no communication */
         if (timed)
             hyt_online_after(&ctx, &key, a, k, 1e-6 * (6.0 / k + 0.1 * k), 0);

@@ -111,6 +111,15 @@ struct hyt_online_key {
     int loop_timed;         /* -1 undecided; 1: calls back to back (window timed
                              * from one barrier); 0: a barrier before each call */
     uint64_t last_seq;      /* ctx->seq of the key's previous call */
+    /* ... and over whole periods of the root's rotation (hyt_probe_root_period),
+     * seen on the calls before the key's first window and kept: */
+    int root_last;          /* root of the key's previous call */
+    int root_step;          /* the step between consecutive roots (mod p) */
+    int root_steps;         /* steps seen, all equal to root_step (-1: not a rotation) */
+    int period;             /* 0 undecided; 1: none (windows of HYTUNE_PROBE_CALLS) */
+    int root_phase;         /* root of the first window's first call */
+    int root_waits;         /* untimed calls waiting for that place of the root */
+    int window_plain;       /* HYTUNE_PROBE_CALLS */
     double window_t0;       /* loop-timed: the window's common start */
     double barrier_local;   /* rooted collectives: this rank's seconds in the
                              * window's barriers */
@@ -307,7 +316,7 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
     o->loop_timed = hyt_coll_has_root(alg->coll) ? -1 : 0;
     o->samples = samples;
     o->global = samples + window + 2;
-    o->window = window;
+    o->window = o->window_plain = window;
     o->chosen = -1;
     /* the largest radix probing tries: HYTUNE_PROBE_K_MAX, else, for a key
      * the table covers, the largest the tuner tried ($.tuning.k_max) */
@@ -392,11 +401,53 @@ static void give_up(struct hyt_online_key *o)
     o->state = ST_OFF;
 }
 
+/* A rooted key's roots before its first window: a rotation is a constant
+ * nonzero step between consecutive roots (the same on every rank: a root
+ * is an argument every rank passes alike). */
+static void track_root(const hyt_comm_t *ctx, struct hyt_online_key *o, int root)
+{
+    if (o->root_steps >= 0 && o->n > 1) {
+        int d = ((root - o->root_last) % ctx->size + ctx->size) % ctx->size;
+        if (o->root_steps == 0)
+            o->root_step = d;
+        o->root_steps = d == o->root_step && d != 0 ? o->root_steps + 1 : -1;
+    }
+    o->root_last = root;
+}
+
+/* At the key's first window: a rotating root on a communicator whose nodes
+ * hold ppn consecutive ranks each repeats the per-call times with the
+ * root's place in its node, so the windows span whole periods of it
+ * (hyt_probe_root_window) and their time is the mean over them.  Every
+ * input is the same on every rank (roots, the node layout, the timing
+ * mode), so every rank sizes its windows alike. */
+static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o, int root)
+{
+    o->period = 1;
+    if (!hyt_coll_has_root(o->rule_alg->coll) || o->root_steps < 1 || !ctx->node_consecutive)
+        return;
+    int period = hyt_probe_root_period(o->root_step, ctx->ppn);
+    if (period <= 1)
+        return;
+    int len = hyt_probe_root_window(o->window, period, o->loop_timed > 0);
+    if (len <= 0)
+        return;
+    double *samples = malloc(2 * ((size_t)len + 2) * sizeof *samples);
+    if (!samples)
+        return;
+    free(o->samples);
+    o->samples = samples;
+    o->global = samples + len + 2;
+    o->window = len;
+    o->period = period;
+    o->root_phase = root;
+}
+
 /* Everything but the settled key's common call: kept out of line so the
  * fast path below needs no stack frame. */
 static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key,
-                                                 const hyt_rule_t *rule, const hyt_alg_t **alg,
-                                                 int *k)
+                                                 const hyt_rule_t *rule, int root,
+                                                 const hyt_alg_t **alg, int *k)
 {
     struct hyt_online_key *o = key->ext;
     if (!o) {
@@ -409,6 +460,8 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         return 0;
     int back_to_back = o->last_seq && o->last_seq + 1 == ctx->seq;
     o->last_seq = ctx->seq;
+    if (o->period == 0 && root >= 0 && ctx->size > 1)
+        track_root(ctx, o, root);
     *alg = o->alg;
     if (o->state == ST_SETTLED) {
         *k = o->settled_k;
@@ -427,6 +480,26 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         *k = o->settled_k;
         return 0;
     }
+    /* at the key's first window: how its windows are timed (below) */
+    if (o->loop_timed < 0)
+        o->loop_timed = back_to_back;
+    if (o->period == 0)
+        decide_period(ctx, o, root);
+    /* a window of a rotating root starts at the same place of the root as
+     * the key's first (the calls before it run untimed); a root that no
+     * longer reaches it within a period has stopped rotating: plain windows
+     * from then on */
+    if (o->period > 1 && o->nsamples == 0 && !o->pending &&
+        ((root - o->root_phase) % o->period + o->period) % o->period != 0) {
+        if (++o->root_waits < o->period) {
+            *alg = o->alg;
+            *k = o->k_run;
+            return 0;
+        }
+        o->period = 1;
+        o->window = o->window_plain;
+    }
+    o->root_waits = 0;
     if (o->pending && ++o->misses > 2 * o->window) {
         give_up(o);
         *k = o->settled_k;
@@ -462,8 +535,6 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
      * their elapsed times already covers the call (and the arrival skew the
      * application really has): no barrier, which at small sizes cost as
      * much as the call.  Every rank is here on the same call. */
-    if (o->loop_timed < 0)
-        o->loop_timed = back_to_back;
     /* A composition needs the communicator's node and leader communicators
      * (two MPI_Comm_split, made once): made here, before the timed call, so
      * that no window measures their cost.  Every rank runs the same
@@ -481,7 +552,7 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
     return 1;
 }
 
-int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule,
+int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule, int root,
                       const hyt_alg_t **alg, int *k)
 {
     struct hyt_online_key *o = key->ext;
@@ -493,7 +564,7 @@ int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule,
             return 0;
         }
     }
-    return before_slow(ctx, key, rule, alg, k);
+    return before_slow(ctx, key, rule, root, alg, k);
 }
 
 /* The agreement step: the per-call maximum over the ranks of the window
@@ -524,6 +595,8 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, i
      * before_slow; 0 for the others, plus this allreduce), agreed with the
      * next window */
     o->check_local = o->barrier_local + PMPI_Wtime() - t0;
+    if (o->period > 1)
+        return hyt_probe_window_periodic(v, n, o->loop_timed > 0, o->period, spread);
     return hyt_probe_window_time(v, n, o->loop_timed > 0, spread);
 }
 
@@ -784,8 +857,18 @@ static const char *cand_status_name(hyt_cand_status_t st)
 /* How a rooted key's windows are timed ("" for the others). */
 static const char *timing_name(const struct hyt_online_key *o)
 {
-    return o->loop_timed > 0 ? " (loop-timed)" : o->loop_timed == 0 && hyt_coll_has_root(o->alg->coll)
-                                                     ? " (timed per call)" : "";
+    static char buf[64];
+    const char *t = o->loop_timed > 0 ? "loop-timed"
+                    : o->loop_timed == 0 && hyt_coll_has_root(o->alg->coll) ? "timed per call"
+                                                                            : NULL;
+    if (!t)
+        return "";
+    if (o->period > 1)
+        snprintf(buf, sizeof buf, " (%s, root period %d: %d-call windows)", t, o->period,
+                 o->window);
+    else
+        snprintf(buf, sizeof buf, " (%s)", t);
+    return buf;
 }
 
 void hyt_online_key_report(const hyt_key_t *key, FILE *out)
@@ -850,6 +933,8 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
     if (hyt_coll_has_root(o->alg->coll) && o->loop_timed >= 0)
         json_object_object_add(j, "timing",
                                json_object_new_string(o->loop_timed ? "loop" : "per call"));
+    if (o->period > 1)
+        json_object_object_add(j, "root_period", json_object_new_int(o->period));
     json_object_object_add(j, "k_min", json_object_new_int(o->k_min));
     json_object_object_add(j, "k_max", json_object_new_int(o->k_max));
     json_object_object_add(j, "hot_calls", json_object_new_int64((int64_t)o->hot));

@@ -12,11 +12,12 @@
 void hyt_online_register(void);
 void hyt_online_finalize(void);
 /* Before a call of key with the statically selected (*alg, *k) from rule
- * (NULL: no table rule covers the key; the built-in shortlist applies):
+ * (NULL: no table rule covers the key; the built-in shortlist applies) and
+ * the call's root (rooted collectives; -1 for the others):
  * may replace *k, and on a key whose rule has a shortlist *alg too (hybrid
  * mode, hot key).  Returns 1 if the call must be timed and passed to
  * hyt_online_after. */
-int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule,
+int hyt_online_before(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule, int root,
                       const hyt_alg_t **alg, int *k);
 /* After a timed call of (alg, k): local elapsed seconds of this rank, and
  * whether the call went to PMPI instead (the algorithm could not take it). */

@@ -421,6 +421,68 @@ double hyt_probe_window_time(double *g, int n, int ends, double *spread)
     return m;
 }
 
+int hyt_probe_root_period(int d, int ppn)
+{
+    if (d <= 0 || ppn <= 1)
+        return 1;
+    int a = d % ppn, b = ppn; /* ppn / gcd(d, ppn) */
+    while (a) {
+        int t = b % a;
+        b = a;
+        a = t;
+    }
+    return ppn / b;
+}
+
+int hyt_probe_root_window(int w, int period, int ends)
+{
+    int want = ends ? w - 1 : w; /* calls the plain window measures */
+    if (want < 1)
+        want = 1;
+    if (period <= 1)
+        return w;
+    int m = (want + period - 1) / period;
+    int len = (ends ? 1 : 0) + m * period;
+    return len <= 2 * (w > 1 ? w : 1) ? len : 0;
+}
+
+double hyt_probe_window_periodic(double *g, int n, int ends, int period, double *spread)
+{
+    if (ends && n > 1) {
+        for (int i = n - 1; i > 0; i--)
+            g[i] -= g[i - 1];
+        g++; /* the first call's end: the pipeline's fill */
+        n--;
+    }
+    if (spread)
+        *spread = 0;
+    if (n < 1)
+        return 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += g[i];
+    double m = sum / n;
+    if (period < 1)
+        period = 1;
+    int reps = n / period;
+    if (spread && reps >= 2 && m > 0) {
+        double place[64];
+        int np = period < 64 ? period : 64;
+        for (int j = 0; j < np; j++) {
+            place[j] = 0;
+            for (int r = 0; r < reps; r++)
+                place[j] += g[r * period + j];
+            place[j] /= reps;
+        }
+        int k = 0;
+        for (int r = 0; r < reps; r++)
+            for (int j = 0; j < np; j++, k++)
+                g[k] = fabs(g[r * period + j] - place[j]);
+        *spread = hyt_probe_median(g, k) / m;
+    }
+    return m;
+}
+
 int hyt_probe_drifted(double settled_t, double now_t, double factor)
 {
     return settled_t > 0 && now_t > settled_t * factor;

@@ -91,6 +91,29 @@ double hyt_probe_global(const double *local, int nranks, int n, double *work);
  * deviation of those values (one outlier of three, e.g. a loop's fill in
  * its first increment, leaves it at 0). */
 double hyt_probe_window_time(double *g, int n, int ends, double *spread);
+/* Rooted collectives whose root rotates (root of call i = root of call
+ * i-1 + d mod p, the same on every rank): a call's time depends on the
+ * root's place in its node (a composition is cheap when the root leads
+ * its node), so per-call times repeat with a period of
+ * hyt_probe_root_period(d, ppn) calls on a communicator whose nodes hold
+ * ppn consecutive ranks each (1: no period: d a multiple of ppn, ppn 1, or
+ * no rotation, d <= 0).  A window whose measured calls span whole periods
+ * sees every place of the root equally often, whatever call it starts at,
+ * so candidates compared over such windows are measured on the same roots:
+ * hyt_probe_root_window gives its calls for HYTUNE_PROBE_CALLS = w (ends:
+ * loop-timed, whose first call's end carries the pipeline's fill and is
+ * not measured: 1 + m x period calls; per call: m x period calls; m the
+ * fewest whole periods that measure at least as many calls as the plain
+ * window; 0 when that is more than twice w: a period too long to span at
+ * a window's cost, whose key keeps the plain windows), and
+ * hyt_probe_window_periodic its time: the mean over the
+ * measured calls (what a loop pays over its periods; a median would pick
+ * one place of the root).  Its spread: the relative median deviation of
+ * each call from the mean of its place over the window's periods (0 with
+ * one period: a place's difference is no noise). */
+int hyt_probe_root_period(int d, int ppn);
+int hyt_probe_root_window(int w, int period, int ends);
+double hyt_probe_window_periodic(double *g, int n, int ends, int period, double *spread);
 /* Has a settled key drifted: window time now_t clearly above settled_t? */
 int hyt_probe_drifted(double settled_t, double now_t, double factor);
 /* HYTUNE_DRIFT_INTERVAL=auto: calls between drift checks of a settled key

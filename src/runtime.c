@@ -178,7 +178,8 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
         ctx->rent < ctx->setup_cost[c])
         online = 0;
     if (online)
-        timed |= online = hyt_online_before(ctx, key, rule, &alg, &k);
+        timed |= online = hyt_online_before(ctx, key, rule, hyt_coll_has_root(c) ? a->root : -1,
+                                            &alg, &k);
     const hyt_alg_t *ran = alg;
     int ran_k = k;
     double t0 = timed ? PMPI_Wtime() : 0;

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
         key->calls++;
         ctx->seq++; /* as src/runtime.c counts each intercepted collective */
         const hyt_alg_t *ran = alg;
-        int timed = hyt_online_before(ctx, key, NULL, &ran, &k);
+        int timed = hyt_online_before(ctx, key, NULL, bcast ? 0 : -1, &ran, &k);
         out_of_range += k < 2 || k > p;
         double t0 = MPI_Wtime();
         /* per-rank noise up to +-5%, and rank 5 always 30% slower */

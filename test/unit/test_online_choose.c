@@ -6,6 +6,7 @@
  * and the composition with the radix probe (the winner's window is the
  * probe's start window; the whole search stays within the call budget). */
 #include "online/choose.h"
+#include "online/probe.h"
 #include "test/check.h"
 
 #include <math.h>
@@ -157,8 +158,78 @@ static void test_with_probe(void)
     CHECK(calls <= 40, "calls spent choosing and probing: %d", calls);
 }
 
+/* A rooted collective called back to back with its root rotating (root =
+ * call mod p, 4 ranks a node): per-call times follow the root's place in
+ * its node.  One period of each, measured on 64 ranks of dragonfly-64,
+ * Reduce 64 KiB: k-nomial k=4 6.30 us a call on average, the composition
+ * 5.77 us, 1.93 us of it when the root leads its node.  A loop-timed
+ * window: after its barrier the first call's end carries the pipeline's
+ * fill, then one increment a call; consecutive windows start at
+ * consecutive calls.  The winner of the choice between the two whose
+ * incumbent window starts at call `start`, with windows of `len` calls
+ * timed as online.c times them (period > 1: hyt_probe_window_periodic,
+ * else the median of the increments). */
+static int rooted_choice(int start, int len, int period)
+{
+    static const double inc[2][4] = {{4.48, 7.63, 6.60, 6.49}, {1.93, 7.32, 6.52, 7.32}};
+    hyt_choice_t c;
+    hyt_choice_start(&c, 2, NULL, NULL, GAIN);
+    for (int call = start; c.next >= 0; call += len) {
+        double g[16], s;
+        g[0] = 12.0; /* fill: one call's latency */
+        for (int i = 1; i < len; i++)
+            g[i] = g[i - 1] + inc[c.next][(call + i) % 4];
+        double t = period > 1 ? hyt_probe_window_periodic(g, len, 1, period, &s)
+                              : hyt_probe_window_time(g, len, 1, &s);
+        hyt_choice_feed(&c, t, s);
+    }
+    return c.best;
+}
+
+static void test_rooted_rotation(void)
+{
+    /* the period of the root's place: ppn / gcd(step, ppn) */
+    CHECK(hyt_probe_root_period(1, 4) == 4 && hyt_probe_root_period(63, 4) == 4 &&
+              hyt_probe_root_period(2, 4) == 2 && hyt_probe_root_period(4, 4) == 1 &&
+              hyt_probe_root_period(0, 4) == 1 && hyt_probe_root_period(1, 1) == 1 &&
+              hyt_probe_root_period(3, 6) == 2,
+          "root periods");
+    /* windows: whole periods measured, at least as many calls as the plain
+     * one, at most twice its calls (else 0: the plain windows) */
+    CHECK(hyt_probe_root_window(3, 4, 1) == 5 && hyt_probe_root_window(3, 4, 0) == 4 &&
+              hyt_probe_root_window(3, 2, 1) == 3 && hyt_probe_root_window(3, 2, 0) == 4 &&
+              hyt_probe_root_window(3, 1, 1) == 3 && hyt_probe_root_window(9, 4, 1) == 9 &&
+              hyt_probe_root_window(1, 4, 1) == 0 && hyt_probe_root_window(3, 8, 1) == 0 &&
+              hyt_probe_root_window(3, 6, 0) == 6 && hyt_probe_root_window(3, 7, 0) == 0 &&
+              hyt_probe_root_window(5, 8, 1) == 9,
+          "root windows: %d %d %d %d", hyt_probe_root_window(3, 4, 1),
+          hyt_probe_root_window(3, 4, 0), hyt_probe_root_window(3, 2, 1),
+          hyt_probe_root_window(3, 2, 0));
+    /* their time: the mean past the fill, and a spread of 0 over one period */
+    double g[] = {12.0, 13.93, 21.25, 27.77, 35.09}, s = -1;
+    double t = hyt_probe_window_periodic(g, 5, 1, 4, &s);
+    CHECK(fabs(t - 5.7725) < 1e-9 && s == 0, "periodic window %g spread %g", t, s);
+    /* two periods: each call against the mean of its place */
+    double h[] = {2.0, 7.0, 2.2, 7.4}, s2 = -1;
+    double t2 = hyt_probe_window_periodic(h, 4, 0, 2, &s2);
+    CHECK(fabs(t2 - 4.65) < 1e-9 && fabs(s2 - 0.15 / 4.65) < 1e-9, "two periods %g spread %g",
+          t2, s2);
+    /* the composition, 8% faster over the loop, wins wherever the windows
+     * start when they span a period */
+    for (int start = 0; start < 4; start++)
+        CHECK(rooted_choice(start, hyt_probe_root_window(3, 4, 1), 4) == 1,
+              "rooted loop, whole-period windows from call %d: winner %d", start,
+              rooted_choice(start, hyt_probe_root_window(3, 4, 1), 4));
+    /* the plain 3-call windows see two places of the root: the choice follows them */
+    int wrong = 0;
+    for (int start = 0; start < 4; start++)
+        wrong += rooted_choice(start, 3, 1) != 1;
+    CHECK(wrong > 0, "rooted loop, 3-call windows: always right (%d wrong)", wrong);
+}
+
 int main(void)
 {
+    test_rooted_rotation();
     test_order_and_winner();
     test_noise();
     test_unsupported();
