@@ -16,6 +16,9 @@
  * rank alike.  linear:US, random:US: the arrival patterns of `hytune tune
  * --arrival` before every call (rank r of p US*r/(p-1) late; each rank up
  * to US late at random, seeded), as an application's loop would have them.
+ * rootstop:N: the root of Bcast and Reduce rotates up to call N, then stays
+ * at N's (a key whose windows follow a rotating root must not wait for a
+ * place of the root that no longer comes).
  *
  * Rank 0 prints the table rule's shortlist for the size (offline and hybrid
  * mode with a table), the loop's time per call (simulated clock, from a
@@ -39,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, p, skew_on;
+static int rank, p, skew_on, root_stop = -1;
 static char skew_kind; /* 'l' linear:US, 'r' random:US (0: none) */
 static double skew_us;
 static MPI_Op sum_op = MPI_SUM;
@@ -66,7 +69,7 @@ static int val(int r, int i, int call)
 /* One call; returns the number of wrong elements on this rank. */
 static int one_call(hyt_coll_t c, int n, int call, int *in, int *out)
 {
-    int wrong = 0, root = call % p;
+    int wrong = 0, root = (root_stop >= 0 && call > root_stop ? root_stop : call) % p;
     for (int i = 0; i < n; i++)
         in[i] = val(rank, i, call);
     if (skew_on) /* rank-dependent arrival: 0-3 us by rank, 0-3 us at random */
@@ -125,7 +128,7 @@ int main(int argc, char **argv)
     if (argc < 4) {
         if (rank == 0)
             fprintf(stderr, "usage: test_online_choose COLL COUNT CALLS [skew] "
-                            "[linear:US|random:US] [noncomm]\n");
+                            "[linear:US|random:US] [noncomm] [rootstop:N]\n");
         MPI_Finalize();
         return 2;
     }
@@ -139,6 +142,8 @@ int main(int argc, char **argv)
         }
         else if (strcmp(argv[a], "noncomm") == 0)
             MPI_Op_create(int_sum, 0, &sum_op);
+        else if (strncmp(argv[a], "rootstop:", 9) == 0)
+            root_stop = atoi(argv[a] + 9);
     }
     if (c != HYT_COLL_ALLREDUCE && c != HYT_COLL_BCAST && c != HYT_COLL_REDUCE &&
         c != HYT_COLL_ALLGATHER) {
