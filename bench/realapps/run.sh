@@ -19,7 +19,9 @@
 #   -c        NAS class (default S)
 #   -n        ranks, one per node (default 64; the platform needs as many hosts)
 #   -T        ranks `hytune tune` runs on, the first of the job's nodes (default:
-#             all of them; the table of that shape serves the whole job)
+#             all of them; the table of that shape serves the whole job;
+#             REALAPPS_TUNE_SHAPES=all tunes its power-of-two sub-scales too,
+#             `hytune tune --shapes`, docs/tuner.md)
 #   -p        platforms (default platforms/dragonfly-64.xml platforms/fattree-64.xml)
 #   -M        modes (default all four):
 #               mpich    HYTUNE_MODE=off: SimGrid's MPICH selection (the baseline)
@@ -87,6 +89,8 @@ tnp=${tnp:-$np}
 kmax=8 # the tuner's --k-max; the online search's bound in hybrid mode
 probe_kmax=${REALAPPS_PROBE_K_MAX:-} # empty: the table's tuning.k_max bounds the search
 run_timeout=${REALAPPS_RUN_TIMEOUT:-3600}
+tshapes=${REALAPPS_TUNE_SHAPES:-job}
+case $tshapes in job | all) ;; *) die "REALAPPS_TUNE_SHAPES=$tshapes: use job or all" ;; esac
 hpcg_n=${REALAPPS_HPCG_N:-16}
 comd_steps=${REALAPPS_COMD_STEPS:-100}
 lulesh_s=${REALAPPS_LULESH_S:-8}
@@ -333,7 +337,7 @@ for plat in $plats; do
         # the job script's first step: tune on the same ranks and platform
         trow=$out/tune-$pname.row
         # and the same tuner: a table another build wrote is tuned again
-        tune_run="$tnp $plat $tcolls $kmax ${REALAPPS_TUNE_MAX_BYTES:-4K} ${REALAPPS_TUNE_BUDGET:-1} $(cksum <"$B/bin/hytune-smpi")"
+        tune_run="$tnp $plat $tcolls $kmax ${REALAPPS_TUNE_MAX_BYTES:-4K} ${REALAPPS_TUNE_BUDGET:-1} $tshapes $(cksum <"$B/bin/hytune-smpi")"
         if [ "${REALAPPS_RESUME:-0}" = 1 ] && [ -s "$table" ] && [ -s "$trow" ] && [ "$(sed -n 1p "$trow")" = "$tune_run" ]; then
             progress "realapps: $pname: the table of an earlier run kept"
             sed -n 2p "$trow" >>"$tcsv"
@@ -341,7 +345,7 @@ for plat in $plats; do
             progress "realapps: $pname: hytune tune --coll $tcolls on $tnp ranks"
             hostfile "$tnp" 1 | write_atomic "$out/hostfile-$tnp"
             t0=$(date +%s)
-            smpi_run "$tnp" "$plat" "$out/hostfile-$tnp" "$B/bin/hytune-smpi" tune --coll "$tcolls" --shapes job --k-max "$kmax" \
+            smpi_run "$tnp" "$plat" "$out/hostfile-$tnp" "$B/bin/hytune-smpi" tune --coll "$tcolls" --shapes "$tshapes" --k-max "$kmax" \
                 --batch 8 --max-bytes "${REALAPPS_TUNE_MAX_BYTES:-4K}" --timeout "${REALAPPS_TUNE_BUDGET:-1}" \
                 -o "$table" >"$out/tune-$pname.log" 2>&1 && [ -s "$table" ] ||
                 die "hytune tune failed on $pname: see $out/tune-$pname.log"
