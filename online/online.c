@@ -160,13 +160,7 @@ static void warm_apply(int ok)
                  hyt_online_warm_count(), hyt_cfg.warm_start);
 }
 
-void hyt_online_register(void)
-{
-    static const hyt_settings_ext_t ext = {.item = warm_item, .apply = warm_apply};
-    hyt_settings_ext_register(&ext);
-}
-
-void hyt_online_finalize(void)
+static void online_finalize(void)
 {
     hyt_online_warm_free();
 }
@@ -352,7 +346,6 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
     o->hot = (uint64_t)hyt_probe_hot_calls(hyt_cfg.hot_calls, windows, window);
     o->window_from = o->hot > (uint64_t)window ? o->hot - (uint64_t)window + 1 : 1;
     o->state = ST_COUNT;
-    hyt_key_ext_register(&ext_hooks); /* before the core holds a key it cannot free */
     key->ext = o;
     return o;
 }
@@ -997,4 +990,18 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
         json_object_object_add(j, "switches", json_object_new_int(o->switches));
     }
     json_object_object_add(obj, "online", j);
+}
+
+/* The core's slots this layer fills, when the library loads (before
+ * MPI_Init's settings step and before the core holds a key): the settings
+ * slot (the warm start), the call slot (before and after a call hybrid mode
+ * tunes) and the key-extension slot (free and report a key's state). */
+HYT_CONSTRUCTOR static void online_load(void)
+{
+    static const hyt_settings_ext_t settings = {.item = warm_item, .apply = warm_apply};
+    static const hyt_call_hooks_t call = {
+        .before = hyt_online_before, .after = hyt_online_after, .finalize = online_finalize};
+    hyt_settings_ext_register(&settings);
+    hyt_call_hooks_register(&call);
+    hyt_key_ext_register(&ext_hooks);
 }

@@ -1,16 +1,18 @@
 /* Online component: hot-collective counting and radix probing (hybrid mode).
- * The core calls these around every collective whose selected algorithm has
- * a radix; everything that decides must be a pure function of inputs that
- * are identical on every rank. */
+ * The core runs these around every collective whose selected algorithm has
+ * a radix, through the call slot this layer registers; everything that
+ * decides must be a pure function of inputs that are identical on every
+ * rank. */
 #ifndef HYT_ONLINE_H
 #define HYT_ONLINE_H
 
 #include "src/hyt.h"
 
-/* Register this component's settings slot (src/agree.h: its warm start,
- * HYTUNE_WARM_START, read and agreed at MPI_Init); before the settings step. */
-void hyt_online_register(void);
-void hyt_online_finalize(void);
+/* This layer registers itself in the core's slots when the library loads
+ * (online/online.c: online_load): its settings slot (src/agree.h: its warm
+ * start, HYTUNE_WARM_START, read and agreed at MPI_Init), the call slot
+ * (src/hyt.h: hyt_online_before and hyt_online_after around a call) and the
+ * key-extension slot; the core names none of its functions. */
 /* Before a call of key with the statically selected (*alg, *k) from rule
  * (NULL: no table rule covers the key; the built-in shortlist applies) and
  * the call's root (rooted collectives; -1 for the others):

@@ -18,7 +18,11 @@
 #define HYT_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define HYT_INLINE inline __attribute__((always_inline)) /* on the per-call path */
 #define HYT_NOINLINE __attribute__((noinline)) /* kept off the per-call path */
+/* runs when the library loads, before main: how a layer above the core
+ * registers its slots (online/online.c) without the core naming it */
+#define HYT_CONSTRUCTOR __attribute__((constructor))
 #else
+#error "hytune needs a compiler with GNU C attributes (gcc, clang): HYT_CONSTRUCTOR"
 #define HYT_INLINE inline
 #define HYT_NOINLINE
 #define HYT_LIKELY(x) (x)
@@ -490,6 +494,26 @@ typedef struct hyt_key_ext_hooks {
 void hyt_key_ext_register(const hyt_key_ext_hooks_t *hooks);
 /* The hooks registered, or NULL. */
 const hyt_key_ext_hooks_t *hyt_key_ext(void);
+
+/* The call slot: the layer above the core that tunes calls while they run
+ * (online/, hybrid mode) registers what dispatch (src/runtime.c) runs
+ * around a call it may tune; with none registered, hybrid mode runs the
+ * table's choice as offline mode does.  Registered when the library loads
+ * (HYT_CONSTRUCTOR; a static table, the last registration counts). */
+typedef struct hyt_call_hooks {
+    /* Before a call of key with the statically selected (*alg, *k) from
+     * rule (NULL: no table rule covers the key) and the call's root (-1:
+     * no root): may replace *k, and *alg on a key whose rule has a
+     * shortlist.  1: time the call and pass it to after(). */
+    int (*before)(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule, int root,
+                  const hyt_alg_t **alg, int *k);
+    /* After a timed call of (alg, k): this rank's elapsed seconds, and
+     * whether the call went to PMPI instead (the algorithm declined it). */
+    void (*after)(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int k,
+                  double seconds, int fell_back);
+    void (*finalize)(void); /* MPI_Finalize, or hytune turning itself off at init */
+} hyt_call_hooks_t;
+void hyt_call_hooks_register(const hyt_call_hooks_t *hooks);
 
 struct hyt_comm {
     MPI_Comm comm;

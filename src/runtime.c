@@ -5,7 +5,6 @@
  * counted per reason.  Nothing is printed per call. */
 #include "hyt.h"
 #include "src/call.h"
-#include "online/online.h"
 #include "src/agree.h"
 #include "src/nbsel.h"
 #include "topology/topology.h"
@@ -26,6 +25,19 @@ void hyt_stats_dump(void);
 void hyt_stats_signals_init(void);
 void hyt_stats_signals_finalize(void);
 
+static const hyt_call_hooks_t *call_hooks; /* the call slot (online/), or NULL */
+
+void hyt_call_hooks_register(const hyt_call_hooks_t *hooks)
+{
+    call_hooks = hooks;
+}
+
+static void call_hooks_finalize(void)
+{
+    if (call_hooks && call_hooks->finalize)
+        call_hooks->finalize();
+}
+
 /* src/comm.c's one-entry lookup cache, checked here before calling out. */
 extern MPI_Comm hyt_comm_last_comm;
 extern hyt_comm_t *hyt_comm_last_ctx;
@@ -45,8 +57,7 @@ int hyt_init(void)
         downgraded = 1;
     }
     /* every rank, in every mode: the mode itself is compared (src/settings.c),
-     * the online component's warm start with it (its settings slot) */
-    hyt_online_register();
+     * the online layer's warm start with it (its settings slot) */
     hyt_settings_init(downgraded);
     if (hyt_cfg.mode == HYT_MODE_OFF)
         return MPI_SUCCESS;
@@ -54,7 +65,7 @@ int hyt_init(void)
     if (rc != MPI_SUCCESS) {
         hyt_warn(HYT_TOPIC_TOPO, "node model unavailable; running in off mode");
         hyt_cfg.mode = HYT_MODE_OFF;
-        hyt_online_finalize();
+        call_hooks_finalize();
         hyt_nb_release();
         hyt_table_free(hyt_table);
         hyt_table = NULL;
@@ -84,7 +95,7 @@ int hyt_finalize(void)
     hyt_stats_signals_finalize();
     hyt_stats_dump();
     hyt_req_clear();
-    hyt_online_finalize();
+    call_hooks_finalize();
     hyt_comm_module_finalize();
     hyt_topo_finalize();
     hyt_nb_release();
@@ -159,8 +170,8 @@ static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg,
 static inline int online_candidate(const hyt_comm_t *ctx, hyt_coll_t c, const hyt_alg_t *alg,
                                    const hyt_rule_t *rule, int local_size)
 {
-    return hyt_cfg.mode == HYT_MODE_HYBRID && !local_size && !ctx->is_inter && !ctx->forced[c] &&
-           (tunable_radix(alg) || (rule ? rule->nshort > 1 : hyt_cfg.builtin_shortlist));
+    return hyt_cfg.mode == HYT_MODE_HYBRID && call_hooks && !local_size && !ctx->is_inter &&
+           !ctx->forced[c] && (tunable_radix(alg) || (rule ? rule->nshort > 1 : hyt_cfg.builtin_shortlist));
 }
 
 /* Everything a call may need beyond MPI's own algorithm run untimed: online
@@ -178,8 +189,8 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
         ctx->rent < ctx->setup_cost[c])
         online = 0;
     if (online)
-        timed |= online = hyt_online_before(ctx, key, rule, hyt_coll_has_root(c) ? a->root : -1,
-                                            &alg, &k);
+        timed |= online = call_hooks->before(ctx, key, rule, hyt_coll_has_root(c) ? a->root : -1,
+                                             &alg, &k);
     const hyt_alg_t *ran = alg;
     int ran_k = k;
     double t0 = timed ? PMPI_Wtime() : 0;
@@ -208,7 +219,7 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
         key->time += dt;
         key->timed_calls++;
         if (online)
-            hyt_online_after(ctx, key, ran, ran_k, dt, fb != HYT_FB_NONE);
+            call_hooks->after(ctx, key, ran, ran_k, dt, fb != HYT_FB_NONE);
     }
     return rc;
 }

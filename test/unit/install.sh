@@ -57,6 +57,18 @@ out=$(LD_LIBRARY_PATH="$P/lib64" HYTUNE_STATS=stdout $MPIEXEC -n 2 "$d/app" 2>&1
 echo "$out" | grep -q "app of hytune $version: ok" || { echo "$out"; fail "no ok from the program"; }
 echo "$out" | grep -Eq '^ +allreduce +4-7 B +1 ' || { echo "$out"; fail "hytune did not count the program's allreduce"; }
 
+# linked with libhytune.a and pkg-config --static --libs hytune: the online
+# layer, which no other file names (it registers itself when the program
+# loads), is linked in, and the program runs interposed
+# shellcheck disable=SC2046,SC2086
+$MPICC $(pkg-config --cflags hytune) "$d/app.c" -o "$d/app-static" \
+    $(pkg-config --static --libs hytune | sed 's/-lhytune /-l:libhytune.a /') ||
+    fail "linking libhytune.a with pkg-config --static --libs hytune failed"
+nm "$d/app-static" | grep -q ' T hyt_online_before$' ||
+    fail "the program linked with libhytune.a lacks the online layer (Libs.private: --undefined)"
+out=$(HYTUNE_STATS=stdout $MPIEXEC -n 2 "$d/app-static" 2>&1) || { echo "$out"; fail "the statically linked program failed"; }
+echo "$out" | grep -Eq '^ +allreduce +4-7 B +1 ' || { echo "$out"; fail "hytune did not count the statically linked program's allreduce"; }
+
 # the module file leads into the installation
 tclsh >"$d/mod" <<TCL || fail "the module file does not load in tclsh"
 proc prepend-path {var dir} { puts "\$var \$dir" }
