@@ -3,14 +3,16 @@
  * The scratch a candidate holds is the runtime's own bound: the registry's
  * .scratch of the algorithm (algorithms/scratch.c) for the call the tuner
  * benchmarks, as the reserve holds it (hyt_scratch_room: a quarter of
- * headroom, src/comm.c); a composition adds its inner k-nomial step on the
- * node leaders' communicator (counted as if it had all p ranks, an upper
- * bound).  The MPI library's own algorithms (native, mpich:*) are counted
+ * headroom, src/comm.c); a composition adds its step on the node leaders'
+ * communicator, with the kernel the composition runs there
+ * (hyt_compose_kernel: k-nomial, Allgatherv's recursive multiplying),
+ * counted as if it had all p ranks (an upper bound).  The MPI library's own algorithms (native, mpich:*) are counted
  * with the native row's bound, an estimate of MPICH's temporary buffers
  * (algorithms/scratch.c: hyt_need_native).  The tuner
  * checks the bound after every point (tune_bench.c: scratch_check); the test
  * mem-bound checks that a kernel holds exactly this bound. */
 #include "offline/memory.h"
+#include "topology/topology.h"
 
 #include <hwloc.h>
 #ifdef HYT_SMPI
@@ -141,8 +143,9 @@ uint64_t hyt_mem_scratch(hyt_coll_t c, const hyt_alg_t *alg, int k, uint64_t byt
     if (!alg)
         alg = hyt_alg_native(c);
     uint64_t total = held(&a, alg, k);
-    const hyt_alg_t *inner = hyt_alg_find_family(c, HYT_FAM_KNOMIAL);
-    if ((alg->flags & HYT_ALG_COMPOSITION) && k > 0 && inner && hyt_alg_has_radix(inner)) {
+    /* the leaders' kernel, as the composition runs it (topology/compose.c) */
+    const hyt_alg_t *inner = hyt_compose_kernel(c, k);
+    if ((alg->flags & HYT_ALG_COMPOSITION) && inner) {
         /* the leaders' call: Allgather moves a node's blocks (at most p) */
         hyt_comm_t lctx;
         hyt_args_t la;
