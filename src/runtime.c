@@ -277,7 +277,9 @@ void hyt_pass_begin(hyt_args_t *a, int variant, hyt_pass_t *t)
         return;
     a->ctx = ctx;
     a->bytes = hyt_call_size(a, ctx, &a->block);
-    if (hyt_nb_active && variant / 2 == HYT_FORM_NONBLOCKING)
+    /* nonblocking, and persistent at *_init: MPICH builds a persistent
+     * collective's schedule there, with its nonblocking form's variables */
+    if (hyt_nb_active && variant / 2 != HYT_FORM_BLOCKING)
         t->nb = hyt_nb_apply(a->coll, ctx, a->bytes);
     hyt_key_t *key = hyt_vkey_get(ctx, a->coll, variant, hyt_bucket(a->bytes));
     if (!key)

@@ -10,7 +10,8 @@
  *                      was written.  tsp_ring refuses a non-commutative op, so
  *                      a 16-byte Iallreduce with one fails, the same call
  *                      made directly through PMPI succeeds, and a 4000-byte
- *                      one (rule "auto") succeeds with PMPI's result
+ *                      one (rule "auto") succeeds with PMPI's result; the
+ *                      same for MPI_Allreduce_init (the rule applies at init)
  *   test_nbsel results only the results against PMPI's (whatever selects
  *                      MPICH's algorithms: an MPICH selection file)
  *   test_nbsel sig     how MPICH calls a commutative user op in a 64-byte
@@ -398,6 +399,30 @@ static void effect_mode(void)
     CHECK(rc == MPI_SUCCESS, "the same call through PMPI (MPICH's own choice) failed: %d", rc);
     if (rc == MPI_SUCCESS)
         MPI_Wait(&q, MPI_STATUS_IGNORE);
+    /* a persistent Allreduce takes the Iallreduce rule at MPI_Allreduce_init,
+     * where MPICH builds its schedule */
+    q = MPI_REQUEST_NULL;
+    rc = MPI_Allreduce_init(s, d, 4, MPI_INT, op, comm, MPI_INFO_NULL, &q);
+    CHECK(rc != MPI_SUCCESS, "16-byte Allreduce_init with a non-commutative op under the "
+          "table's tsp_ring succeeded: the algorithm was not set");
+    if (rc == MPI_SUCCESS)
+        MPI_Request_free(&q);
+    q = MPI_REQUEST_NULL;
+    rc = PMPI_Allreduce_init(s, d, 4, MPI_INT, op, comm, MPI_INFO_NULL, &q);
+    CHECK(rc == MPI_SUCCESS, "the same Allreduce_init through PMPI failed: %d", rc);
+    if (rc == MPI_SUCCESS) {
+        MPI_Start(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Request_free(&q);
+    }
+    q = MPI_REQUEST_NULL;
+    rc = MPI_Allreduce_init(s, d, 1000, MPI_INT, op, comm, MPI_INFO_NULL, &q);
+    CHECK(rc == MPI_SUCCESS, "4000-byte Allreduce_init (rule auto) failed: %d", rc);
+    if (rc == MPI_SUCCESS) {
+        MPI_Start(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Request_free(&q);
+    }
     rc = MPI_Iallreduce(s, d, 1000, MPI_INT, op, comm, &q);
     CHECK(rc == MPI_SUCCESS, "4000-byte Iallreduce (rule auto) failed: %d", rc);
     if (rc == MPI_SUCCESS)
