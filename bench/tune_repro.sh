@@ -23,7 +23,8 @@
 #      4 B per block, even blocks and, as "COLL-skew", every 8th block 8 times
 #      the others): MPICH's selection against hytune's dispatch with the table
 #      (HYTUNE_MODE=offline), a barrier before each call, the slowest rank's
-#      time, mean of 3 calls after one warm-up call (OUTDIR/new).
+#      time, mean of 3 calls after one warm-up call, more while hytune's private
+#      duplicate is not yet repaid (OUTDIR/new).
 # -t TABLE: measure this table instead of tuning one (step 1 skipped).
 # Prints every (collective, size) with MPICH's time, the table's time and the
 # ratio MPICH / table (> 1: the table is faster), the lowest ratio, and the
