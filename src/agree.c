@@ -279,8 +279,11 @@ int hyt_init_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
     return rc;
 }
 
-/* A subtree's records, in rank order: each an int length and its bytes. */
-int hyt_init_gather(const void *mine, int len, int maxlen, char **all, int *lens, MPI_Comm comm)
+/* Bruck's allgather of variable records: before the round of distance d a
+ * rank holds the records of itself and the d - 1 ranks after it (rank
+ * order, wrapping); it sends the first min(d, size - d) of them to the rank
+ * d before it and appends as many from the rank d after it. */
+int hyt_init_allgather(const void *mine, int len, int maxlen, char **all, int *lens, MPI_Comm comm)
 {
     int rank, size, rc = MPI_SUCCESS;
     PMPI_Comm_rank(comm, &rank);
@@ -288,59 +291,61 @@ int hyt_init_gather(const void *mine, int len, int maxlen, char **all, int *lens
     *all = NULL;
     if (len < 0 || len > maxlen)
         return MPI_ERR_COUNT;
-    /* room for the records of this rank's subtree: the ranks from it to
-     * the next multiple of its lowest set bit (rank 0: all) */
-    int low = 1;
-    while (low < size && !(rank & low))
-        low *= 2;
-    int span = rank + low < size ? low : size - rank;
     size_t rec = sizeof len + (size_t)maxlen, used = sizeof len + (size_t)len;
-    char *buf = malloc(rec * (size_t)span);
+    char *buf = malloc(rec * (size_t)size);
     if (!buf)
         return MPI_ERR_NO_MEM; /* the job cannot go on with the others waiting: say so */
     memcpy(buf, &len, sizeof len);
     memcpy(buf + sizeof len, mine, (size_t)len);
-    /* binomial tree to rank 0: rank r receives the subtrees of r + 1, r + 2,
-     * r + 4, ... below its lowest set bit (ranks after its own, so the
-     * records stay in rank order), then sends them all to r minus that bit;
-     * one message per edge, received into the largest the subtree can send
-     * (no probe: SimGrid charges each MPI_Iprobe that finds nothing) */
-    for (int mask = 1; mask < size && rc == MPI_SUCCESS; mask *= 2) {
-        if (rank & mask) {
-            rc = PMPI_Send(buf, (int)used, MPI_BYTE, rank - mask, INIT_TAG, comm);
-            break;
+    for (int d = 1; d < size && rc == MPI_SUCCESS; d *= 2) {
+        int cnt = size - d < d ? size - d : d, l;
+        size_t ext = 0; /* bytes of the first cnt records */
+        for (int j = 0; j < cnt; j++) {
+            memcpy(&l, buf + ext, sizeof l);
+            ext += sizeof l + (size_t)l;
         }
-        if (rank + mask >= size)
-            continue;
-        int from = rank + mask, n = size - from < mask ? size - from : mask;
         MPI_Status st;
-        rc = PMPI_Recv(buf + used, (int)(rec * (size_t)n), MPI_BYTE, from, INIT_TAG, comm, &st);
+        int n = 0;
+        rc = PMPI_Sendrecv(buf, (int)ext, MPI_BYTE, (rank - d + size) % size, INIT_TAG,
+                           buf + used, (int)(rec * (size_t)cnt), MPI_BYTE, (rank + d) % size,
+                           INIT_TAG, comm, &st);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Get_count(&st, MPI_BYTE, &n);
         used += rc == MPI_SUCCESS ? (size_t)n : 0;
     }
-    if (rc != MPI_SUCCESS || rank != 0) {
-        free(buf);
-        return rc;
-    }
-    /* rank 0: every record, checked against what arrived, then packed */
-    size_t o = 0, w = 0;
-    for (int r = 0; r < size; r++) {
+    /* records of ranks rank, rank + 1, ...: into rank order */
+    char *out = rc == MPI_SUCCESS ? malloc(used) : NULL;
+    if (rc == MPI_SUCCESS && !out)
+        rc = MPI_ERR_NO_MEM;
+    size_t o = 0;
+    int *at = rc == MPI_SUCCESS ? malloc((size_t)size * sizeof *at) : NULL;
+    if (rc == MPI_SUCCESS && !at)
+        rc = MPI_ERR_NO_MEM;
+    for (int j = 0; rc == MPI_SUCCESS && j < size; j++) {
+        int r = (rank + j) % size;
         if (o + sizeof len > used) {
-            free(buf);
-            return MPI_ERR_TRUNCATE;
+            rc = MPI_ERR_TRUNCATE;
+            break;
         }
         memcpy(&lens[r], buf + o, sizeof len);
         o += sizeof len;
         if (lens[r] < 0 || (size_t)lens[r] > used - o) {
-            free(buf);
-            return MPI_ERR_TRUNCATE;
+            rc = MPI_ERR_TRUNCATE;
+            break;
         }
-        memmove(buf + w, buf + o, (size_t)lens[r]);
+        at[r] = (int)o;
         o += (size_t)lens[r];
-        w += (size_t)lens[r];
     }
-    *all = buf;
+    for (int r = 0, w = 0; rc == MPI_SUCCESS && r < size; w += lens[r++])
+        memcpy(out + w, buf + at[r], (size_t)lens[r]);
+    free(at);
+    free(buf);
+    if (rc != MPI_SUCCESS) {
+        free(out);
+        return rc;
+    }
+    *all = out;
+    note_synced(comm, rc);
     return MPI_SUCCESS;
 }
 

@@ -3,17 +3,20 @@
  * Ranks sharing memory (MPI_Comm_split_type SHARED; a simulated host under
  * SimGrid) form a node; a node is named by the smallest world rank on it (its
  * leader) and numbered by first appearance.  Built once at init, with one
- * gather to world rank 0, which decides, and one broadcast of its answer:
+ * allgather of every rank's facts, from which every rank decides alike (world rank
+ * 0 decides and broadcasts its answer when a network file or Slurm sets groups):
  *   1. each rank finds its node's leader and size from the shared-memory
  *      split (local calls on the split's group);
  *   2. node hardware from hwloc (loaded once per process, not under SimGrid
  *      where it would see the simulating host) and HYTUNE_NODE_HW;
- *   3. world rank 0 gathers every rank's leader and facts, and the leaders'
- *      hostnames and Slurm addresses, in one binomial gather; it numbers
- *      the nodes, takes the smallest value of each fact and assigns
- *      network groups;
- *   4. its answer goes to every rank in one broadcast (src/agree.h: the
- *      point-to-point exchanges for MPI_Init).
+ *   3. every rank's leader and facts, and the leaders' hostnames and Slurm
+ *      addresses, go to every rank in one allgather (src/agree.h: the
+ *      point-to-point exchanges for MPI_Init); from them every rank numbers
+ *      the nodes and takes the smallest value of each fact;
+ *   4. network groups: one per node, decided alike on every rank, unless
+ *      HYTUNE_NETWORK_FILE is set or a node has a Slurm address: then world
+ *      rank 0 assigns them and its whole answer goes to every rank in one
+ *      broadcast.
  * Every communicator's node model is then derived locally (src/comm.c). */
 #include "topology/topology.h"
 #include "src/agree.h"
@@ -106,7 +109,7 @@ static void local_hw(int on_node)
         hyt_warn(HYT_TOPIC_TOPO, "%s", err);
 }
 
-/* World rank 0: names[] and addrs[] of every node -> group per node. */
+/* names[] and addrs[] of every node -> group per node. */
 static void assign_groups(char **addrs, int *group)
 {
     int n = hyt_world_nodes;
@@ -139,7 +142,7 @@ static void assign_groups(char **addrs, int *group)
     ngroups = hyt_groups_index(n, group_paths, group);
 }
 
-/* What each rank sends world rank 0: its leader, the length of its name
+/* What each rank sends every rank: its leader, the length of its name
  * (leaders only: "hostname\nslurm-address"), its node's facts. */
 enum { REC_LEADER, REC_LEN, REC_HW, REC_INTS = REC_HW + HYT_HW_NFACTS };
 
@@ -157,7 +160,7 @@ static void split_names(const char *buf, const int *lens, const int *displs, cha
     }
 }
 
-/* The answer world rank 0 broadcasts: nodes, groups, group source, the
+/* The answer (what world rank 0 broadcasts): nodes, groups, group source, the
  * agreed facts and whether they are uniform, the node of every world rank,
  * the group of every node. */
 enum { ANS_NODES, ANS_NGROUPS, ANS_SRC, ANS_HW, ANS_UNIFORM = ANS_HW + HYT_HW_NFACTS,
@@ -165,7 +168,8 @@ enum { ANS_NODES, ANS_NGROUPS, ANS_SRC, ANS_HW, ANS_UNIFORM = ANS_HW + HYT_HW_NF
 static const char *const group_srcs[] = {"one group per node", "HYTUNE_NETWORK_FILE",
                                          "SLURM_TOPOLOGY_ADDR"};
 
-/* World rank 0: the answer from every rank's record and the leaders' names. */
+/* The answer from every rank's record and the leaders' names (world rank
+ * 0, or every rank alike: hyt_topo_init). */
 static void decide(const int *rec, const char *buf, const int *lens, const int *displs, int *ans)
 {
     int p = hyt_world_size, *node_of = ans + ANS_NODE_OF, *group = node_of + p, nodes = 0;
@@ -208,6 +212,14 @@ static void decide(const int *rec, const char *buf, const int *lens, const int *
     ans[ANS_SRC] = strcmp(group_src, group_srcs[1]) == 0 ? 1 : strcmp(group_src, group_srcs[2]) == 0 ? 2 : 0;
 }
 
+static void free_strings(char ***v, int n)
+{
+    for (int i = 0; *v && i < n; i++)
+        free((*v)[i]);
+    free(*v);
+    *v = NULL;
+}
+
 int hyt_topo_init(void)
 {
     PMPI_Comm_size(MPI_COMM_WORLD, &hyt_world_size);
@@ -235,16 +247,19 @@ int hyt_topo_init(void)
     memcpy(rec_me + sizeof mine, me, (size_t)len);
     int nans = ANS_NODE_OF + 2 * p;
     int *ans = malloc((size_t)nans * sizeof *ans);
-    int *rec = root ? malloc((size_t)p * REC_INTS * sizeof *rec) : NULL;
-    int *lens = root ? malloc((size_t)p * 2 * sizeof *lens) : NULL, *displs = lens ? lens + p : NULL;
+    int *rec = malloc((size_t)p * REC_INTS * sizeof *rec);
+    int *lens = malloc((size_t)p * 2 * sizeof *lens), *displs = lens ? lens + p : NULL;
     char *buf = NULL;
-    if (!ans || (root && (!rec || !lens)))
+    if (!ans || !rec || !lens)
         rc = MPI_ERR_NO_MEM; /* the job cannot go on with the others waiting: say so */
     if (rc == MPI_SUCCESS)
-        rc = hyt_init_gather(rec_me, (int)sizeof mine + len, (int)sizeof rec_me, &buf, lens, MPI_COMM_WORLD);
-    /* rank 0: split the records into the ints and the names (packed in place) */
+        rc = hyt_init_allgather(rec_me, (int)sizeof mine + len, (int)sizeof rec_me, &buf, lens,
+                                MPI_COMM_WORLD);
+    /* split the records into the ints and the names (packed in place);
+     * a Slurm address on any node: its groups are decided by rank 0 */
     size_t o = 0, w = 0;
-    for (int i = 0; rc == MPI_SUCCESS && root && i < p; i++) {
+    int slurm = 0;
+    for (int i = 0; rc == MPI_SUCCESS && i < p; i++) {
         int rl = lens[i] - (int)sizeof mine;
         if (rl < 0) {
             rc = MPI_ERR_TRUNCATE;
@@ -252,17 +267,28 @@ int hyt_topo_init(void)
         }
         memcpy(rec + i * REC_INTS, buf + o, sizeof mine);
         memmove(buf + w, buf + o + sizeof mine, (size_t)rl);
+        const char *nl = rl ? memchr(buf + w, '\n', (size_t)rl) : NULL;
+        slurm |= nl && nl[1];
         lens[i] = rl;
         displs[i] = (int)w;
         o += (size_t)lens[i] + sizeof mine;
         w += (size_t)rl;
     }
-    if (rc == MPI_SUCCESS && root)
+    /* every rank holds every record: without a network file or Slurm
+     * addresses (one group per node) every rank decides alike from them;
+     * otherwise rank 0 reads the file and its answer is broadcast (the
+     * file could differ between nodes) */
+    int by_root = hyt_cfg.network_file || slurm;
+    if (rc == MPI_SUCCESS && (root || !by_root))
         decide(rec, buf, lens, displs, ans);
+    if (!root) {
+        free_strings(&node_names, hyt_world_nodes);
+        free_strings(&group_paths, hyt_world_nodes);
+    }
     free(rec);
     free(lens);
     free(buf);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && by_root)
         rc = hyt_init_bcast(ans, nans, MPI_INT, MPI_COMM_WORLD);
     int nodes = rc == MPI_SUCCESS ? ans[ANS_NODES] : 0;
     hyt_world_node_of = rc == MPI_SUCCESS ? malloc((size_t)p * sizeof *hyt_world_node_of) : NULL;
@@ -287,14 +313,6 @@ int hyt_topo_init(void)
     }
     free(ans);
     return rc;
-}
-
-static void free_strings(char ***v, int n)
-{
-    for (int i = 0; *v && i < n; i++)
-        free((*v)[i]);
-    free(*v);
-    *v = NULL;
 }
 
 void hyt_topo_finalize(void)
