@@ -93,15 +93,20 @@ sim() {
     echo "$_t"
 }
 
-echo "# MPI_Init + MPI_Finalize, $NP ranks (one per host), $(basename "$PLAT"), computation off"
-printf '%-8s %-26s %14s %12s\n' selection configuration "simulated s" "added us"
-for sel in default mpich; do
-    if [ "$sel" = mpich ]; then
+# selector SEL: SimGrid's collective selection for the runs that follow
+selector() {
+    if [ "$1" = mpich ]; then
         SMPI_EXTRA=--cfg=smpi/coll-selector:mpich
     else
         SMPI_EXTRA=
     fi
     export SMPI_EXTRA
+}
+
+echo "# MPI_Init + MPI_Finalize, $NP ranks (one per host), $(basename "$PLAT"), computation off"
+printf '%-8s %-26s %14s %12s\n' selection configuration "simulated s" "added us"
+for sel in default mpich; do
+    selector "$sel"
     base=$(sim "$tmp/plain")
     printf '%-8s %-26s %14s %12s\n' "$sel" "no hytune" "$base" -
     for cfg in off offline hybrid "offline, native table" "offline, kernel table"; do
@@ -128,12 +133,7 @@ echo "# phases: simulated time (us, max over ranks) at the end of MPI_Init, the 
 echo "# (MPI_COMM_WORLD), MPI_Comm_split and the Allreduce on the new communicator"
 printf '%-8s %-12s %9s %12s %9s %12s\n' selection configuration init allreduce split "allreduce'"
 for sel in default mpich; do
-    if [ "$sel" = mpich ]; then
-        SMPI_EXTRA=--cfg=smpi/coll-selector:mpich
-    else
-        SMPI_EXTRA=
-    fi
-    export SMPI_EXTRA
+    selector "$sel"
     for cfg in "no hytune" off offline; do
         if [ "$cfg" = "no hytune" ]; then
             sim "$tmp/phases-plain" >/dev/null
