@@ -377,6 +377,14 @@ static void first_op(void *in, void *io, int *len, MPI_Datatype *dt)
     (void)in, (void)io, (void)len, (void)dt;
 }
 
+/* One round of a persistent request, then its release. */
+static void start_wait_free(MPI_Request *q)
+{
+    MPI_Start(q);
+    MPI_Wait(q, MPI_STATUS_IGNORE);
+    MPI_Request_free(q);
+}
+
 static void effect_mode(void)
 {
     int r;
@@ -410,19 +418,13 @@ static void effect_mode(void)
     q = MPI_REQUEST_NULL;
     rc = PMPI_Allreduce_init(s, d, 4, MPI_INT, op, comm, MPI_INFO_NULL, &q);
     CHECK(rc == MPI_SUCCESS, "the same Allreduce_init through PMPI failed: %d", rc);
-    if (rc == MPI_SUCCESS) {
-        MPI_Start(&q);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-        MPI_Request_free(&q);
-    }
+    if (rc == MPI_SUCCESS)
+        start_wait_free(&q);
     q = MPI_REQUEST_NULL;
     rc = MPI_Allreduce_init(s, d, 1000, MPI_INT, op, comm, MPI_INFO_NULL, &q);
     CHECK(rc == MPI_SUCCESS, "4000-byte Allreduce_init (rule auto) failed: %d", rc);
-    if (rc == MPI_SUCCESS) {
-        MPI_Start(&q);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-        MPI_Request_free(&q);
-    }
+    if (rc == MPI_SUCCESS)
+        start_wait_free(&q);
     rc = MPI_Iallreduce(s, d, 1000, MPI_INT, op, comm, &q);
     CHECK(rc == MPI_SUCCESS, "4000-byte Iallreduce (rule auto) failed: %d", rc);
     if (rc == MPI_SUCCESS)
