@@ -149,6 +149,12 @@ static int start(const bench_t *b, hyt_nb_t n, int c, MPI_Request *q)
         return PMPI_Ireduce_scatter_block(b->s, b->d, c, MPI_INT, MPI_SUM, b->comm, q);
     case HYT_NB_ISCAN:
         return PMPI_Iscan(b->s, b->d, c, MPI_INT, MPI_SUM, b->comm, q);
+    case HYT_NB_IGATHERV:
+        vblocks(b, c);
+        return PMPI_Igatherv(b->s, c, MPI_INT, b->d, b->cnt, b->dsp, MPI_INT, 0, b->comm, q);
+    case HYT_NB_ISCATTERV:
+        vblocks(b, c);
+        return PMPI_Iscatterv(b->s, b->cnt, b->dsp, MPI_INT, b->d, c, MPI_INT, 0, b->comm, q);
     case HYT_NB_IALLREDUCE:
         return PMPI_Iallreduce(b->s, b->d, c, MPI_INT, MPI_SUM, b->comm, q);
     case HYT_NB_IBCAST:
@@ -190,6 +196,12 @@ static size_t reference(const bench_t *b, hyt_nb_t n, int c)
         return one;
     case HYT_NB_ISCAN:
         PMPI_Scan(b->s, b->ref, c, MPI_INT, MPI_SUM, b->comm);
+        return one;
+    case HYT_NB_IGATHERV:
+        PMPI_Gatherv(b->s, c, MPI_INT, b->ref, b->cnt, b->dsp, MPI_INT, 0, b->comm);
+        return b->rank == 0 ? all : 0;
+    case HYT_NB_ISCATTERV:
+        PMPI_Scatterv(b->s, b->cnt, b->dsp, MPI_INT, b->ref, c, MPI_INT, 0, b->comm);
         return one;
     case HYT_NB_IALLREDUCE:
         PMPI_Allreduce(b->s, b->ref, c, MPI_INT, MPI_SUM, b->comm);
@@ -626,7 +638,10 @@ static char *nb_choice(hyt_nb_t n, const char *alg, const char *prm, const char 
     cn[1] = (char)tolower((unsigned char)cn[1]);
     size_t len = 0;
     char *leaf = calloc(1, 1);
-    leaf = fmt_append(leaf, &len, "{\"algorithm=MPIR_%s_intra_%s\":{%s}}", cn, alg, prm);
+    /* MPICH 4.0.2 names Igatherv's and Iscatterv's algorithms for every
+     * communicator kind ("allcomm"), the others' per kind */
+    const char *kind = n == HYT_NB_IGATHERV || n == HYT_NB_ISCATTERV ? "allcomm" : "intra";
+    leaf = fmt_append(leaf, &len, "{\"algorithm=MPIR_%s_%s_%s\":{%s}}", cn, kind, alg, prm);
     unsigned r = restr_of(n, alg);
     if (r & R_BUILTIN)
         leaf = guard(leaf, "{\"is_op_built_in=yes\":{\"count<pow2\":%2$s,\"count=any\":%1$s},"

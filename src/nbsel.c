@@ -20,7 +20,8 @@ static const struct {
     {"iallgatherv", HYT_COLL_ALLGATHERV}, {"ialltoallv", HYT_COLL_ALLTOALLV},
     {"ireduce_scatter", HYT_COLL_REDUCE_SCATTER},
     {"ireduce_scatter_block", HYT_COLL_REDUCE_SCATTER_BLOCK},
-    {"iscan", HYT_COLL_SCAN},
+    {"iscan", HYT_COLL_SCAN},           {"igatherv", HYT_COLL_GATHERV},
+    {"iscatterv", HYT_COLL_SCATTERV},
 };
 
 /* MPICH 4.0.2's radix variables (src/mpi/coll/coll_algorithms.txt, the

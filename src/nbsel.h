@@ -32,6 +32,8 @@ typedef enum {
     HYT_NB_IREDUCE_SCATTER,
     HYT_NB_IREDUCE_SCATTER_BLOCK,
     HYT_NB_ISCAN,
+    HYT_NB_IGATHERV,
+    HYT_NB_ISCATTERV,
     HYT_NB_NCOLL
 } hyt_nb_t;
 

@@ -40,11 +40,11 @@
 #endif
 #include "test/check.h"
 
-enum { AR, BC, RD, AG, AA, IB, IG, IS, AGV, AAV, RS, RSB, SC, NNB };
+enum { AR, BC, RD, AG, AA, IB, IG, IS, AGV, AAV, RS, RSB, SC, IGV, ISV, NNB };
 static const char *const nb_up[NNB] = {
     "IALLREDUCE", "IBCAST",      "IREDUCE",    "IALLGATHER",      "IALLTOALL",
     "IBARRIER",   "IGATHER",     "ISCATTER",   "IALLGATHERV",     "IALLTOALLV",
-    "IREDUCE_SCATTER", "IREDUCE_SCATTER_BLOCK", "ISCAN"};
+    "IREDUCE_SCATTER", "IREDUCE_SCATTER_BLOCK", "ISCAN", "IGATHERV", "ISCATTERV"};
 /* every radix variable of each collective (MPICH 4.0.2) */
 static const char *const kvars[NNB][3] = {
     {"RECEXCH_KVAL", "TREE_KVAL", NULL},
@@ -59,6 +59,8 @@ static const char *const kvars[NNB][3] = {
     {NULL, NULL, NULL},
     {"RECEXCH_KVAL", NULL, NULL},
     {"RECEXCH_KVAL", NULL, NULL},
+    {NULL, NULL, NULL},
+    {NULL, NULL, NULL},
     {NULL, NULL, NULL},
 };
 
@@ -145,6 +147,14 @@ SHADOW(MPI_Ireduce_scatter_block, RSB,
 SHADOW(MPI_Iscan, SC,
        (const void *s, void *r, int c, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request *q),
        (s, r, c, t, op, comm, q))
+SHADOW(MPI_Igatherv, IGV,
+       (const void *s, int sc, MPI_Datatype st, void *r, const int *rc, const int *rd,
+        MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *q),
+       (s, sc, st, r, rc, rd, rt, root, comm, q))
+SHADOW(MPI_Iscatterv, ISV,
+       (const void *s, const int *sc, const int *sd, MPI_Datatype st, void *r, int rc,
+        MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *q),
+       (s, sc, sd, st, r, rc, rt, root, comm, q))
 
 /* What test/data/table-nb.json says for collective n at bytes on p ranks
  * (this program runs on one node): algorithm name ("auto": the values
@@ -210,6 +220,12 @@ static void expect(int n, int bytes, int p, const char **alg, const char **kv1, 
         break;
     case RSB:
         *alg = "sched_recursive_halving";
+        break;
+    case IGV: /* Igatherv and Iscatterv: their size differs between ranks: the last rule */
+        *alg = "tsp_linear";
+        break;
+    case ISV:
+        *alg = "sched_linear";
         break;
     default:
         *alg = "tsp_recursive_doubling";
@@ -290,6 +306,11 @@ static void more_colls(int *s, int *d, int *ref, int c, int r, int p)
             "ireduce_scatter_block");
     NB_CASE(SC, bytes, MPI_Iscan(s, d, c, MPI_INT, MPI_SUM, w, &q_),
             PMPI_Scan(s, ref, c, MPI_INT, MPI_SUM, w), one, "iscan");
+    NB_CASE(IGV, all, MPI_Igatherv(s, c, MPI_INT, d, cnt, dsp, MPI_INT, p - 1, w, &q_),
+            PMPI_Gatherv(s, c, MPI_INT, ref, cnt, dsp, MPI_INT, p - 1, w), r == p - 1 ? whole : 0,
+            "igatherv");
+    NB_CASE(ISV, all, MPI_Iscatterv(s, cnt, dsp, MPI_INT, d, c, MPI_INT, 0, w, &q_),
+            PMPI_Scatterv(s, cnt, dsp, MPI_INT, ref, c, MPI_INT, 0, w), one, "iscatterv");
     free(cnt);
 }
 
@@ -520,19 +541,25 @@ static void export_all(const char *file)
     /* later collectives: a winner without parameters, and one with a radix (left out) */
     hyt_nb_rule_t aav[] = {{.bytes_max = UINT64_MAX, .alg = "sched_blocked"}};
     hyt_nb_rule_t ig[] = {{.bytes_max = UINT64_MAX, .alg = "tsp_tree", .k = 2}};
+    /* Igatherv and Iscatterv: MPICH's containers for every communicator kind */
+    hyt_nb_rule_t igv[] = {{.bytes_max = UINT64_MAX, .alg = "tsp_linear"}};
+    hyt_nb_rule_t isv[] = {{.bytes_max = UINT64_MAX, .alg = "sched_linear"}};
     hyt_nb_set_t sar = {INT32_MAX, INT32_MAX, 2, ar}, sbc = {INT32_MAX, INT32_MAX, 2, bc},
                  sag = {INT32_MAX, INT32_MAX, 2, ag}, saa = {INT32_MAX, INT32_MAX, 1, aa},
-                 saav = {INT32_MAX, INT32_MAX, 1, aav}, sig = {INT32_MAX, INT32_MAX, 1, ig};
-    hyt_nb_table_t t = {.nsets = {1, 1, 0, 1, 1, [HYT_NB_IALLTOALLV] = 1, [HYT_NB_IGATHER] = 1},
+                 saav = {INT32_MAX, INT32_MAX, 1, aav}, sig = {INT32_MAX, INT32_MAX, 1, ig},
+                 sigv = {INT32_MAX, INT32_MAX, 1, igv}, sisv = {INT32_MAX, INT32_MAX, 1, isv};
+    hyt_nb_table_t t = {.nsets = {1, 1, 0, 1, 1, [HYT_NB_IALLTOALLV] = 1, [HYT_NB_IGATHER] = 1,
+                                  [HYT_NB_IGATHERV] = 1, [HYT_NB_ISCATTERV] = 1},
                         .sets = {&sar, &sbc, NULL, &sag, &saa, [HYT_NB_IALLTOALLV] = &saav,
-                                 [HYT_NB_IGATHER] = &sig}};
+                                 [HYT_NB_IGATHER] = &sig, [HYT_NB_IGATHERV] = &sigv,
+                                 [HYT_NB_ISCATTERV] = &sisv}};
     hyt_mpich_coll_t mc[HYT_NB_NCOLL];
     const char *names[HYT_NB_NCOLL];
     hyt_nbtune_keep_t keep;
     int won, dropped, n = hyt_nbtune_mpich(&t, mc, names, HYT_NB_NCOLL, &keep, &won, &dropped);
-    CHECK(n == 6 && won == 6 && dropped == 2, "export: %d collectives, %d won, %d dropped", n, won,
+    CHECK(n == 8 && won == 8 && dropped == 2, "export: %d collectives, %d won, %d dropped", n, won,
           dropped);
-    char *txt = n == 6 ? hyt_mpich_json_named(mc, names, n) : NULL;
+    char *txt = n == 8 ? hyt_mpich_json_named(mc, names, n) : NULL;
     static const char *const want[] = {
         /* iallreduce: the radix; builtin op and count >= pof2 */
         "\"avg_msg_size<=64\":{\"algorithm=MPIR_Iallreduce_intra_tsp_recexch_single_buffer\":{\"k=4\":{}}}",
@@ -546,6 +573,9 @@ static void export_all(const char *file)
         "\"collective=ialltoall\":{\"comm_type=intra\":{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Ialltoall_intra_sched_inplace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Ialltoall_intra_sched_permuted_sendrecv\":{}}}",
         /* ialltoallv: not in place either */
         "{\"is_sendbuf_inplace=yes\":{\"algorithm=MPIR_Ialltoallv_intra_sched_inplace\":{}},\"is_sendbuf_inplace=no\":{\"algorithm=MPIR_Ialltoallv_intra_sched_blocked\":{}}}",
+        /* igatherv, iscatterv: allcomm */
+        "\"collective=igatherv\":{\"comm_type=intra\":{\"algorithm=MPIR_Igatherv_allcomm_tsp_linear\":{}}",
+        "\"collective=iscatterv\":{\"comm_type=intra\":{\"algorithm=MPIR_Iscatterv_allcomm_sched_linear\":{}}",
     };
     for (size_t i = 0; txt && i < sizeof want / sizeof *want; i++)
         CHECK(strstr(txt, want[i]), "the file has %s", want[i]);

@@ -67,7 +67,7 @@ static const bad_table_t bad_tables[] = {
                               "valid fields: nodes_max, ppn_max, rules", NULL}},
     {"table-sets-type.json", {"$.collectives.bcast must be a non-empty array", NULL, NULL}},
     {"table-nb-name.json", {"$.nonblocking.iallreducex is not a nonblocking collective",
-                            "valid: iallreduce, ibcast, ", ", iscan"}},
+                            "valid: iallreduce, ibcast, ", ", iscan, igatherv, iscatterv"}},
 };
 
 static void path_of(const char *file, char *buf, size_t len)
