@@ -2,17 +2,20 @@
  * Allgatherv, Alltoallv, Reduce_scatter, Scan and Exscan, and of the MPI
  * library's own selection (run smpirun with --cfg=smpi/coll-selector:mpich
  * for SimGrid's MPICH selection).
- *   newcoll_sweep [-s B,B,...] COLL [skew] native     PMPI
- *   newcoll_sweep [-s B,B,...] COLL [skew] table      hytune's dispatch, as MPI_<COLL>
- *                                                     reaches it (HYTUNE_TABLE, HYTUNE_MODE)
- *   newcoll_sweep [-s B,B,...] COLL [skew] ALG K...   hytune's ALG with every K (0: no radix)
+ *   newcoll_sweep [-s B,B,...] [-w N] COLL [skew] native     PMPI
+ *   newcoll_sweep [-s B,B,...] [-w N] COLL [skew] table      hytune's dispatch, as
+ *                                  MPI_<COLL> reaches it (HYTUNE_TABLE, HYTUNE_MODE)
+ *   newcoll_sweep [-s B,B,...] [-w N] COLL [skew] ALG K...   hytune's ALG with every K
+ *                                                            (0: no radix)
  * Sizes 8 B .. 1 MiB (x4 steps, then 1 MiB), or the list -s, of MPI_INT:
  *   gather, scatter, allgatherv, reduce_scatter: the whole vector (each rank's
  *   block size/p, at least one int); alltoallv: what one rank sends in all;
  *   scan, exscan: the vector; barrier: one point of 0 bytes.
  * skew (v-variants): every 8th block (Alltoallv: pair) is 8 times the
- * others, the total kept.  Per point: one warm-up call (table mode: more
- * while hytune's private duplicate waits to be repaid), then 3 timed calls
+ * others, the total kept.  Per point: N warm-up calls (-w, default 1; hybrid
+ * mode tunes a key online once it has had HYTUNE_HOT_CALLS calls, so give it
+ * enough to settle; table mode: more while hytune's private duplicate waits
+ * to be repaid), then 3 timed calls
  * after a barrier; a call's time is the slowest rank's; a call that fails or
  * falls back aborts the run.  Prints
  * "coll alg k bytes usec" lines on rank 0. */
@@ -26,6 +29,7 @@
 #define MAXB (1 << 20)
 
 static int table_mode;
+static int warmups = 1;
 
 static double one(hyt_args_t *a, const hyt_alg_t *alg, int k)
 {
@@ -127,7 +131,8 @@ static void sweep(hyt_coll_t c, int skew, const hyt_alg_t *alg, const char *name
         char *s = calloc((size_t)sn + 1, sizeof(int)), *r = calloc((size_t)rn + 1, sizeof(int));
         a.sbuf = s;
         a.rbuf = r;
-        one(&a, alg, k);
+        for (int w = 0; w < warmups; w++)
+            one(&a, alg, k);
         /* table mode: the warm-up goes on while a call ran MPI's own
          * algorithm only because the private duplicate's set-up is not yet
          * repaid (docs/memory.md), as collbench's 20 warm-up calls let it
@@ -153,9 +158,15 @@ int main(int argc, char **argv)
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
     const char *list = NULL;
     int first = 1;
-    if (argc > 2 && strcmp(argv[1], "-s") == 0) {
-        list = argv[2];
-        first = 3;
+    for (; argc > first + 1 && argv[first][0] == '-'; first += 2) {
+        char *end;
+        long w = strtol(argv[first + 1], &end, 10);
+        if (strcmp(argv[first], "-s") == 0)
+            list = argv[first + 1];
+        else if (strcmp(argv[first], "-w") == 0 && *end == '\0' && w >= 1 && w <= 100000)
+            warmups = (int)w;
+        else
+            break; /* the usage below */
     }
     int cc = argc >= first + 2 ? hyt_coll_from_name(argv[first]) : -1, arg = first + 1;
     int skew = argc > arg && strcmp(argv[arg], "skew") == 0;
@@ -167,7 +178,8 @@ int main(int argc, char **argv)
                                                         : NULL;
     if (cc < 0 || (!native && !table_mode && !alg)) {
         if (me == 0)
-            fprintf(stderr, "usage: newcoll_sweep [-s B,B,...] COLL [skew] native|table|ALG K...\n");
+            fprintf(stderr, "usage: newcoll_sweep [-s B,B,...] [-w WARMUPS 1..100000] COLL [skew] "
+                            "native|table|ALG K...\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int *v = malloc(4 * (size_t)p * sizeof(int));

@@ -5,7 +5,7 @@
 #
 #   sh bench/tune_repro.sh -o OUTDIR [-p PLATFORM] [-n NODES] [-q PPN]
 #        [-c "allreduce alltoall reduce bcast"] [-m MAX_BYTES] [-a "TUNE ARGS"]
-#        [-t TABLE]
+#        [-t TABLE] [-M "offline hybrid"] [-W WARMUPS]
 #
 # Defaults: platforms/dragonfly-64.xml, 16 nodes x 4 ppn (64 ranks), the four
 # collectives above, sizes up to 16384 bytes:
@@ -26,6 +26,13 @@
 #      time, mean of 3 calls after one warm-up call, more while hytune's private
 #      duplicate is not yet repaid (OUTDIR/new).
 # -t TABLE: measure this table instead of tuning one (step 1 skipped).
+# -M "offline hybrid": also time the table in hybrid mode (HYTUNE_MODE=hybrid:
+#    online tuning of hot keys), in the same job; collbench's hybrid runs get
+#    bench/eval_coll.sh's extra warm-up calls, newcoll_sweep's -W WARMUPS
+#    warm-up calls per size (default 120: with HYTUNE_HOT_CALLS=auto a key
+#    whose shortlist has up to four candidates turns hot after at most 72
+#    calls, and its search takes at most half as many more), so the timed
+#    calls are its settled state.
 # Prints every (collective, size) with MPICH's time, the table's time and the
 # ratio MPICH / table (> 1: the table is faster), the lowest ratio, and the
 # points below 0.97.  Exit status 0 even when some are below (the numbers are
@@ -35,14 +42,17 @@ HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
 out='' plat=$HYT_TOP/platforms/dragonfly-64.xml nodes=16 ppn=4
-colls="allreduce alltoall reduce bcast" maxb=16384 targs='' table=''
-while getopts o:p:n:q:c:m:a:t: opt; do
+colls="allreduce alltoall reduce bcast" maxb=16384 targs='' table='' modes=offline hwarm=120
+while getopts o:p:n:q:c:m:a:t:M:W: opt; do
     case $opt in
     o) out=$OPTARG ;; p) plat=$OPTARG ;; n) nodes=$OPTARG ;; q) ppn=$OPTARG ;;
     c) colls=$OPTARG ;; m) maxb=$OPTARG ;; a) targs=$OPTARG ;; t) table=$OPTARG ;;
+    M) modes=$OPTARG ;; W) hwarm=$OPTARG ;;
     *) die "usage: see the comment at the top of bench/tune_repro.sh" ;;
     esac
 done
+case $modes in offline | "offline hybrid") ;; *) die "-M: \"offline\" or \"offline hybrid\", not \"$modes\"" ;; esac
+case $hwarm in '' | *[!0-9]*) die "-W: a number of warm-up calls, not \"$hwarm\"" ;; esac
 [ -n "$out" ] || die "give -o OUTDIR"
 [ -f "$plat" ] || die "-p: no platform file $plat"
 case $plat in /*) ;; *) plat=$(pwd)/$plat ;; esac
@@ -83,11 +93,11 @@ fi
 if [ -n "$old" ]; then
     progress "tune_repro: powers of two 4 .. $maxb"
     sh "$HYT_TOP/bench/eval_coll.sh" -o "$out/pow2" -t "$out/table.json" -P "$pname:$nodes:$ppn" \
-        -c "$old" -s 4 -m "$maxb" -x 2 -M "mpich offline" >"$out/pow2.txt" ||
+        -c "$old" -s 4 -m "$maxb" -x 2 -M "mpich $modes" >"$out/pow2.txt" ||
         die "bench/eval_coll.sh failed (see $out/pow2.txt, $out/pow2/coll.log)"
     progress "tune_repro: sizes between: 12 .. $((maxb * 3 / 4))"
     sh "$HYT_TOP/bench/eval_coll.sh" -o "$out/mid" -t "$out/table.json" -P "$pname:$nodes:$ppn" \
-        -c "$old" -s 12 -m $((maxb * 3 / 4)) -x 2 -M "mpich offline" >"$out/mid.txt" ||
+        -c "$old" -s 12 -m $((maxb * 3 / 4)) -x 2 -M "mpich $modes" >"$out/mid.txt" ||
         die "bench/eval_coll.sh failed (see $out/mid.txt, $out/mid/coll.log)"
 fi
 
@@ -117,11 +127,22 @@ if [ -n "$new" ]; then
                 SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" \
                 "$out/hostfile" "$out/new/sweep" -s "$sizes" "$c" $sk table \
                 >"$out/new/$c-$sh-table.txt" || die "newcoll_sweep $c $sk table failed"
+            : >"$out/new/$c-$sh-hybrid.txt"
+            case $modes in *hybrid*)
+                # shellcheck disable=SC2086
+                HYTUNE_MODE=hybrid HYTUNE_TABLE=$out/table.json \
+                    SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" \
+                    "$out/hostfile" "$out/new/sweep" -s "$sizes" -w "$hwarm" "$c" $sk table \
+                    >"$out/new/$c-$sh-hybrid.txt" || die "newcoll_sweep $c $sk table (hybrid) failed"
+                ;;
+            esac
             # "coll alg k bytes usec" -> the speedup.csv row at the table's key size
-            awk -v P="$pname" -v N="$nodes" -v Q="$ppn" -v m="$mul" 'NR == FNR { t[$4] = $5; next }
-                ($4 in t) { printf "%s,%d,%d,%s,%d,%.3f,%.3f,,%.4f\n", P, N, Q, $1, $4 / m, $5, t[$4],
-                    $5 / t[$4] }' "$out/new/$c-$sh-table.txt" "$out/new/$c-$sh-mpich.txt" \
-                >>"$out/new.csv"
+            awk -v P="$pname" -v N="$nodes" -v Q="$ppn" -v m="$mul" 'FILENAME ~ /-hybrid.txt$/ { h[$4] = $5; next }
+                FILENAME ~ /-table.txt$/ { t[$4] = $5; next }
+                ($4 in t) { printf "%s,%d,%d,%s,%d,%.3f,%.3f,%s,%.4f,%s\n", P, N, Q, $1, $4 / m, $5, t[$4],
+                    ($4 in h) ? sprintf("%.3f", h[$4]) : "", $5 / t[$4],
+                    ($4 in h) ? sprintf("%.4f", $5 / h[$4]) : "" }' "$out/new/$c-$sh-hybrid.txt" \
+                "$out/new/$c-$sh-table.txt" "$out/new/$c-$sh-mpich.txt" >>"$out/new.csv"
         done
     done
 fi
@@ -129,10 +150,18 @@ fi
 # speedup.csv: platform,nodes,ppn,coll,bytes,mpich_us,offline_us,hybrid_us,speedup_offline,...
 for f in "$out/pow2/speedup.csv" "$out/mid/speedup.csv"; do [ ! -f "$f" ] || tail -n +2 "$f"; done |
     cat - "$out/new.csv" | sort -t, -k4,4 -k5,5n | tee "$out/ratio.csv" |
-    awk -F, '{ printf "%-10s %6d B  mpich %9.3f us  table %9.3f us  x%.3f%s\n", $4, $5, $6, $7, $9, ($9 < 0.97 ? "  BELOW 0.97" : "")
+    awk -F, '{ printf "%-10s %6d B  mpich %9.3f us  table %9.3f us  x%.3f%s", $4, $5, $6, $7, $9, ($9 < 0.97 ? "  BELOW 0.97" : "")
+        if ($10 != "") printf "  hybrid %9.3f us  x%.3f%s", $8, $10, ($10 < 0.97 ? "  BELOW 0.97" : "") ($8 > 1.02 * $7 ? "  HYBRID > 1.02 x OFFLINE" : "")
+        printf "\n"
         if (n == 0 || $9 < lo) { lo = $9; at = $4 " " $5 " B" } n++; below += ($9 < 0.97) }
         END { printf "tune_repro: %d points, lowest x%.3f (%s), %d below 0.97\n", n, lo, at, below }'
-# per collective (and shape): geometric mean and lowest ratio
-awk -F, '{ n[$4]++; l[$4] += log($9); if (!($4 in lo) || $9 < lo[$4]) lo[$4] = $9 }
-    END { for (c in n) printf "tune_repro: %s: geomean x%.3f over %d sizes, lowest x%.3f\n",
-          c, exp(l[c] / n[c]), n[c], lo[c] }' "$out/ratio.csv" | sort
+# per collective (and shape): geometric mean and lowest ratio (hybrid: the same of its ratios,
+# and its largest time over offline's)
+awk -F, '{ n[$4]++; l[$4] += log($9); if (!($4 in lo) || $9 < lo[$4]) lo[$4] = $9
+      if ($10 != "") { hn[$4]++; hl[$4] += log($10); if (!($4 in hlo) || $10 < hlo[$4]) hlo[$4] = $10
+          if (!($4 in hx) || $8 / $7 > hx[$4]) hx[$4] = $8 / $7 } }
+    END { for (c in n) { printf "tune_repro: %s: geomean x%.3f over %d sizes, lowest x%.3f", c,
+              exp(l[c] / n[c]), n[c], lo[c]
+            if (c in hn) printf "; hybrid geomean x%.3f over %d sizes, lowest x%.3f, at most %.3f x offline",
+              exp(hl[c] / hn[c]), hn[c], hlo[c], hx[c]
+            printf "\n" } }' "$out/ratio.csv" | sort
