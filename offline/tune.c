@@ -87,7 +87,7 @@ static int mpi_main(const tune_opts_t *t)
         return 2;
     }
     tune_ctx_t x = {.opts = t};
-    if (hyt_tune_job_init(&x.job, t->job_shape_only, t->no_parallel) != 0)
+    if (hyt_tune_job_init(&x.job, t->job_shape_only, t->no_parallel, t->tune_nodes) != 0)
         return 2;
     hyt_oracle_t *ws = NULL;
     FILE *dump = NULL;
@@ -98,11 +98,14 @@ static int mpi_main(const tune_opts_t *t)
     size_t dump_len = 0;
     if (rank == 0 && t->dump && !(dump = open_memstream(&dump_text, &dump_len)))
         fprintf(stderr, "hytune tune: --dump %s: out of memory; no dump written\n", t->dump);
-    char kbuf[16];
+    char kbuf[16], slice[96] = "";
     snprintf(kbuf, sizeof kbuf, "%d", t->k_max);
+    if (x.job.all_nodes > x.job.nodes) /* --tune-nodes */
+        snprintf(slice, sizeof slice, " (of the job's %d nodes: gains and set-up measured on "
+                 "all)", x.job.all_nodes);
     if (rank == 0)
-        fprintf(stderr, "tune: %d nodes x %d ppn, %d shapes, %s benchmarking%s, sizes up to "
-                "%llu bytes, k up to %s\n", x.job.nodes, x.job.ppn, x.job.nshapes,
+        fprintf(stderr, "tune: %d nodes x %d ppn%s, %d shapes, %s benchmarking%s, sizes up to "
+                "%llu bytes, k up to %s\n", x.job.nodes, x.job.ppn, slice, x.job.nshapes,
                 x.job.parallel ? "parallel" : "serial",
                 x.job.parallel ? "" : t->no_parallel ? " (--no-parallel)"
                 : " (no two network groups known)", (unsigned long long)t->max_bytes,
@@ -181,7 +184,7 @@ static int mpi_main(const tune_opts_t *t)
         } else {
             double left = t->timeout - (PMPI_Wtime() - start);
             hyt_nbtune_opts_t no = {t->nonblocking, t->max_bytes, t->k_max, left > 1 ? left : 1};
-            nb = hyt_nbtune_run(MPI_COMM_WORLD, x.job.nodes, x.job.ppn, &no, stderr);
+            nb = hyt_nbtune_run(MPI_COMM_WORLD, x.job.all_nodes, x.job.ppn, &no, stderr);
         }
     }
     if (rank == 0 && rc == 0 && cs && hyt_tune_write_table(t, &x.job, cs, t->ncolls, nb) != 0)

@@ -188,7 +188,8 @@ static double bench_attempt(const tune_bench_t *bs, hyt_args_t *a, const cand_t 
     *spread = 0;
     double reps[HYT_BENCH_MAX_REPS];
     double first = timed_call(bs, a, cd, comm, attempt, 0);
-    if (first < 0 || first > budget) /* too slow to repeat: recorded as measured once */
+    /* too slow to repeat: recorded as measured once (budget < 0: never) */
+    if (first < 0 || (budget >= 0 && first > budget))
         return first < 0 ? -1 : first * 1e6;
     for (int w = 1; w < HYT_BENCH_WARMUP; w++) {
         double t = timed_call(bs, a, cd, comm, attempt, w);
@@ -308,6 +309,7 @@ int hyt_tune_plan_rounds(const job_t *j, const hyt_al_t *al, const hyt_al_point_
         }
         out[k].pt = pts[i];
         out[k].cut_us = hyt_al_cut_us(al, &pts[i]);
+        out[k].min_reps = 0;
         out[k++].first = start;
         used = start + pts[i].nodes;
     }
@@ -415,6 +417,15 @@ void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j)
         hyt_rules_setup_fit(ranks, us, n, &j->setup_fit[s]);
         if (j->setup_us[s] < 0)
             j->setup_fit[s].x = HYT_SETUP_FIT_NONE; /* the shape's own duplicate failed */
+        /* the largest shape's rules serve the job's larger communicators
+         * (--tune-nodes): its cost is measured on the whole job too */
+        double job_us = -1;
+        if (nodes == j->nodes && ppn == j->ppn && j->all_nodes > nodes &&
+            j->setup_fit[s].x != HYT_SETUP_FIT_NONE &&
+            (job_us = setup_cost_at(bs, j, j->all_nodes, ppn)) >= 0) {
+            j->setup_fit[s].job_ranks = j->all_nodes * ppn;
+            j->setup_fit[s].job_us = job_us;
+        }
         if (hyt_world_rank != 0)
             continue;
         fprintf(stderr, "tune: a new communicator of %d nodes x %d ranks costs %.1f us "
@@ -430,6 +441,8 @@ void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j)
                 fprintf(stderr, "%s %.1f", i ? "," : "", us[i]);
             fprintf(stderr, " us: fitted %.3g + %.3g x %s us", f->a_us, f->b_us,
                     hyt_setup_x_name(f->x));
+            if (f->job_ranks > 0)
+                fprintf(stderr, "; the job's %d ranks %.1f us", f->job_ranks, f->job_us);
         }
         fprintf(stderr, "\n");
     }
@@ -471,7 +484,7 @@ int hyt_tune_run_round(tune_bench_t *bs, const job_t *j, const cand_t *cands, in
         const cand_t *cd = hyt_tune_find_cand(cands, ncand, &r->pt);
         if (!cd) /* cannot happen: rank 0 chose from the same list */
             PMPI_Abort(MPI_COMM_WORLD, 2);
-        mine[color] = bench_point(bs, &r->pt, cd, sub, budget, r->cut_us);
+        mine[color] = bench_point(bs, &r->pt, cd, sub, r->min_reps ? -1 : budget, r->cut_us);
     }
     if (owned && sub != MPI_COMM_NULL)
         PMPI_Comm_free(&sub);

@@ -17,6 +17,7 @@ typedef struct round_pt {
     hyt_al_point_t pt;
     int first;
     double cut_us; /* hyt_al_cut_us of the point */
+    int min_reps;  /* 1: HYT_BENCH_MIN_REPS calls after the warm-up, whatever the budget */
 } round_pt_t;
 
 /* Cached sub-communicators (tune_bench.c, sub_get): one per round layout

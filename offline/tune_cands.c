@@ -236,7 +236,7 @@ static void make_shapes(job_t *j, int job_only)
             }
 }
 
-int hyt_tune_job_init(job_t *j, int job_only, int no_parallel)
+int hyt_tune_job_init(job_t *j, int job_only, int no_parallel, int tune_nodes)
 {
     memset(j, 0, sizeof *j);
     int N = hyt_world_nodes, W = hyt_world_size;
@@ -271,6 +271,9 @@ int hyt_tune_job_init(job_t *j, int job_only, int no_parallel)
     for (int p = 0; p < N; p++)
         j->node_pos[j->node_order[p]] = p;
     j->parallel = ng > 1 && ng < N && !no_parallel;
+    j->all_nodes = N;
+    if (tune_nodes > 0 && tune_nodes < N) /* the search's slice: the first nodes in group order */
+        j->nodes = tune_nodes;
     free(count);
     free(grp);
     make_shapes(j, job_only);
@@ -288,7 +291,7 @@ void hyt_tune_mem_agree(uint64_t mem_limit, const job_t *j, mem_plan_t *m)
     m->count = hyt_world_size;
     (void)j;
 #else
-    int look = 1, *per = calloc((size_t)j->nodes, sizeof *per);
+    int look = 1, *per = calloc((size_t)j->all_nodes, sizeof *per);
     m->count = 1;
     for (int r = 0; per && r < hyt_world_size; r++)
         if (++per[hyt_world_node_of[r]] > m->count)

@@ -20,7 +20,10 @@ typedef struct cand {
 
 /* The job: its usable shape, its nodes in network-group order, the shapes to tune. */
 typedef struct job {
-    int nodes, ppn;           /* usable shape: ppn = fewest ranks on any node */
+    int nodes, ppn;           /* usable shape: ppn = fewest ranks on any node; nodes: the
+                               * first of node_order the search runs on (--tune-nodes) */
+    int all_nodes;            /* the job's nodes (>= nodes): the rules' gains and a new
+                               * communicator's cost are measured up to all of them */
     int *node_order;          /* world nodes ordered by network group */
     int *node_pos;            /* position of world node in node_order */
     int my_local;             /* my index among the ranks of my node */
@@ -55,7 +58,7 @@ static inline uint64_t coll_gran(int c)
 
 /* The job's usable shape, node order and shapes to tune (--shapes job:
  * job_only).  0, or -1 out of memory. */
-int hyt_tune_job_init(job_t *j, int job_only, int no_parallel);
+int hyt_tune_job_init(job_t *j, int job_only, int no_parallel, int tune_nodes);
 
 /* Sets *m, the same on every rank (collective over MPI_COMM_WORLD):
  * mem_limit (--mem-limit; 0: a share of the node's memory). */

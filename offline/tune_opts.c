@@ -64,6 +64,12 @@ void hyt_tune_usage(FILE *f)
             "  --shapes job|all   all (default): the job's nodes x ppn and its power-of-two\n"
             "                     sub-scales; job: only the job's own shape, whose rules\n"
             "                     then serve every communicator (much cheaper)\n"
+            "  --tune-nodes N     search on the first N of the job's nodes only (its shapes\n"
+            "                     are N nodes x ppn and their sub-scales), then measure\n"
+            "                     each rule against native on all the job's nodes and a\n"
+            "                     new communicator's cost up to the job's size, so the\n"
+            "                     table's gains and set-up costs hold at the job's size\n"
+            "                     (default: search on all nodes)\n"
             "  --k-max K          largest radix k tried for any algorithm with a radix\n"
             "                     (integer >= 2; default: the algorithm's limit at the\n"
             "                     job's size, up to p); bounds tuning time at scale\n"
@@ -303,6 +309,13 @@ int hyt_tune_parse_args(int argc, char **argv, tune_opts_t *o, char *err, size_t
             }
             *(!strcmp(a, "--forest-depth") ? &o->forest_depth
               : !strcmp(a, "--forest-min-leaf") ? &o->forest_min_leaf : &o->forest_trees) = (int)n;
+        } else if (!strcmp(a, "--tune-nodes")) {
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 1 || n > (1L << 30)) {
+                snprintf(err, len, "--tune-nodes %s: give a number of nodes >= 1, e.g. 16", v);
+                return -1;
+            }
+            o->tune_nodes = (int)n;
         } else if (!strcmp(a, "--k-max")) {
             long n = strtol(v, &end, 10);
             if (end == v || *end || n < 2 || n > (1L << 30)) {

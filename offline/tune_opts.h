@@ -37,6 +37,7 @@ typedef struct tune_opts {
     int k_max;                /* --k-max: largest radix of any candidate (0: no cap) */
     int no_parallel;          /* --no-parallel: one benchmark point at a time */
     int job_shape_only;       /* --shapes job: tune only the job's own shape */
+    int tune_nodes;           /* --tune-nodes N: search on the job's first N nodes (0: all) */
     int forest_depth, forest_min_leaf, forest_trees; /* 0: the forest's defaults */
     uint64_t mem_limit;       /* --mem-limit bytes (0: a share of the node's memory) */
     int no_guard;             /* --no-native-guard: rules replace native unchecked */

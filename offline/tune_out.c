@@ -111,7 +111,7 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
         for (int q = 0; q < cs[i].ncand; q++)
             if (cs[i].cands[q].k > k_max)
                 k_max = cs[i].cands[q].k;
-    char *txt = hyt_table_json(j->nodes, j->ppn, ver, t->arrival ? t->arrival : "sync",
+    char *txt = hyt_table_json(j->all_nodes, j->ppn, ver, t->arrival ? t->arrival : "sync",
                                k_max >= 2 ? k_max : 0, colls, ncs, nb);
     char err[600];
     if (!txt) {

@@ -25,6 +25,12 @@ static void meas_add(coll_state_t *cs, const hyt_al_point_t *pt, double us, doub
     cs->meas[cs->nmeas++] = (meas_t){*pt, us, sp, cut};
 }
 
+static int same_point(const hyt_al_point_t *a, const hyt_al_point_t *b)
+{
+    return a->nodes == b->nodes && a->ppn == b->ppn && a->bytes == b->bytes && a->alg == b->alg &&
+           a->k == b->k;
+}
+
 /* The measurement of exactly this point into *out, an uncut one before a cut
  * one; a point measured in full more than once (the model's re-measure rule,
  * hyt_al_note_noise) answers the median of those times (mean of the middle
@@ -36,9 +42,7 @@ static const meas_t *meas_find(const coll_state_t *cs, const hyt_al_point_t *pt,
     int n = 0;
     for (int i = 0; i < cs->nmeas; i++) {
         const meas_t *m = &cs->meas[i];
-        const hyt_al_point_t *q = &m->pt;
-        if (q->nodes != pt->nodes || q->ppn != pt->ppn || q->bytes != pt->bytes ||
-            q->alg != pt->alg || q->k != pt->k)
+        if (!same_point(&m->pt, pt))
             continue;
         if (!found || found->cut)
             found = m;
@@ -153,6 +157,7 @@ void hyt_tune_warm_start(coll_state_t *cs, const hyt_oracle_t *o)
 
 static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes);
 static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump);
+static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump);
 
 /* Rank 0's loop for one collective; other ranks follow in hyt_tune_run_round.  Then
  * the rules, checked against native (native_guard). */
@@ -203,8 +208,10 @@ int hyt_tune_coll_root(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE *d
     }
     if (t->progress == PROGRESS_LINE)
         progress_line(x, cs, t0, 0, 0, 1);
-    if (build_rules(j, cs, t->max_bytes) == 0 && !t->no_guard)
+    if (build_rules(j, cs, t->max_bytes) == 0 && !t->no_guard) {
         native_guard(x, cs, t->exhaustive ? NULL : dump); /* a sweep's dump: the oracle */
+        measure_gains(x, cs, NULL); /* job-scale points are no shape of the oracle */
+    }
     int zero = 0;
     PMPI_Bcast(&zero, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return 0;
@@ -289,15 +296,17 @@ static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes)
 /* Rank 0: measure n points (rounds of at most 1024), racing each against
  * cut_us[i] (HUGE_VAL: never cut); each is kept (meas_add) and dumped. */
 static void guard_measure(tune_ctx_t *x, coll_state_t *cs, round_pt_t *rp, const hyt_al_point_t *pts,
-                          const double *cut_us, int n, FILE *dump)
+                          const double *cut_us, int n, int min_reps, FILE *dump)
 {
     double us[1024], cost[1024], sp[1024];
     int round_end[1024], tries[1024], cut[1024];
     for (int done = 0; done < n;) {
         int m = n - done < 1024 ? n - done : 1024;
         int nr = hyt_tune_plan_rounds(&x->job, cs->al, pts + done, m, rp, round_end), at = 0;
-        for (int i = 0; i < m; i++) /* hyt_tune_plan_rounds keeps the order */
+        for (int i = 0; i < m; i++) { /* hyt_tune_plan_rounds keeps the order */
             rp[i].cut_us = cut_us[done + i];
+            rp[i].min_reps = min_reps;
+        }
         for (int r = 0; r < nr; r++) {
             hyt_tune_run_round(&x->bench, &x->job, cs->cands, cs->ncand, rp + at, round_end[r] - at,
                                x->opts->point_budget, us + at, cost + at, tries + at, cut + at, sp + at);
@@ -318,13 +327,20 @@ static double guard_cut_us(const meas_t *mc)
     return !mc || mc->cut ? HUGE_VAL : hyt_rules_guard_cut_us(mc->us, mc->sp);
 }
 
-static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
+/* The category of "native" (the MPI library's own selection), or -1. */
+static int native_cat(const coll_state_t *cs)
 {
-    const job_t *j = &x->job;
     int nat = -1;
     for (int q = 0; q < cs->ncand; q++)
         if ((cs->cands[q].alg->flags & HYT_ALG_NATIVE) && cs->cands[q].mpich < 0)
             nat = cs->cands[q].cat;
+    return nat;
+}
+
+static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
+{
+    const job_t *j = &x->job;
+    int nat = native_cat(cs);
     if (nat < 0)
         return;
     uint64_t gran = coll_gran(cs->c), sz[64];
@@ -380,7 +396,7 @@ static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
             todo[m] = *p;
             cut_us[m++] = cu;
         }
-        guard_measure(x, cs, rp, todo, cut_us, m, dump);
+        guard_measure(x, cs, rp, todo, cut_us, m, 0, dump);
     }
     /* verdicts per shape, then the rules rewritten */
     for (int s = 0; s < j->nshapes; s++) {
@@ -423,6 +439,105 @@ out:
     free(cut_us);
     free(v);
     free(tmp);
+}
+
+/* The gains of the final rules (table format 2, "gains"; the private
+ * duplicate's set-up rule credits them, docs/memory.md): native's time
+ * minus the rule's choice's, both measured in full, at the rule's check
+ * sizes (hyt_rules_check_sizes, at most GAIN_SIZES) on the shape's
+ * communicator, and for the largest shape's rules, which serve the job's
+ * larger communicators, at the first, middle and last of them on all the
+ * job's nodes too (--tune-nodes).  Points the guard measured uncut serve.
+ * All ranks run the rounds (hyt_tune_coll_follow). */
+#define GAIN_SIZES 8
+
+typedef struct gain_pt {
+    int s, r;     /* shape, rule */
+    int nodes;    /* where measured */
+    uint64_t bytes;
+} gain_pt_t;
+
+static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
+{
+    const job_t *j = &x->job;
+    int nat = native_cat(cs);
+    if (nat < 0)
+        return;
+    uint64_t gran = coll_gran(cs->c), sz[GAIN_SIZES];
+    gain_pt_t *g = malloc(GUARD_MAX / 2 * sizeof *g);
+    hyt_al_point_t *todo = malloc(GUARD_MAX * sizeof *todo);
+    double *cut_us = malloc(GUARD_MAX * sizeof *cut_us);
+    round_pt_t *rp = malloc(1024 * sizeof *rp);
+    int n = 0, m = 0, njob = 0, mjob = 0;
+    double cost0 = cs->guard_cost;
+    if (!g || !todo || !cut_us || !rp)
+        goto out;
+    for (int s = 0; s < j->nshapes; s++) {
+        int nodes = j->shapes[s][0], ppn = j->shapes[s][1];
+        int big = nodes == j->nodes && ppn == j->ppn && j->all_nodes > nodes;
+        for (int r = 0; r < cs->nrules[s]; r++) {
+            hyt_tune_rule_t *ru = &cs->rules[s][r];
+            ru->ngains = 0;
+            if (ru->alg == nat)
+                continue;
+            int ns = hyt_rules_check_sizes(cs->rules[s], cs->nrules[s], r,
+                                           shape_top(cs, nodes, ppn), gran, sz, GAIN_SIZES);
+            for (int scale = 0; scale < 1 + big; scale++) {
+                int at = scale ? j->all_nodes : nodes;
+                for (int i = 0; i < ns && n < GUARD_MAX / 2; i++) {
+                    /* on the whole job: the first, middle and last sizes */
+                    if (scale && i != 0 && i != ns - 1 && i != ns / 2)
+                        continue;
+                    hyt_al_point_t pc = {at, ppn, sz[i], ru->alg, ru->k}, pn = {at, ppn, sz[i], nat, 0};
+                    const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand, &pc);
+                    const cand_t *cn = hyt_tune_find_cand(cs->cands, cs->ncand, &pn);
+                    if (!cd || !cn || !hyt_tune_cand_ok(cd, cs->c, at, ppn, sz[i]) ||
+                        !hyt_tune_size_fits(cs->mem, cs->c, cd, at * ppn, sz[i]) ||
+                        !hyt_tune_size_fits(cs->mem, cs->c, cn, at * ppn, sz[i]))
+                        continue;
+                    g[n++] = (gain_pt_t){s, r, at, sz[i]};
+                    njob += scale;
+                    for (int side = 0; side < 2; side++) {
+                        meas_t mh;
+                        const hyt_al_point_t *p = side ? &pn : &pc;
+                        const meas_t *had = meas_find(cs, p, &mh);
+                        int dup = 0; /* already asked for here */
+                        for (int q = 0; q < m + mjob && !dup; q++)
+                            dup = same_point(&todo[q < m ? q : GUARD_MAX - 1 - (q - m)], p);
+                        if ((had && !had->cut) || dup)
+                            continue;
+                        /* the job's points after the shape's (measured apart, below) */
+                        int at_q = scale ? GUARD_MAX - 1 - mjob++ : m++;
+                        todo[at_q] = *p;
+                        cut_us[at_q] = HUGE_VAL; /* in full: the gain needs both times */
+                    }
+                }
+            }
+        }
+    }
+    guard_measure(x, cs, rp, todo, cut_us, m, 0, dump);
+    /* on the whole job: the fewest repetitions (HYT_BENCH_MIN_REPS), each
+     * call there costs what the job's size costs */
+    guard_measure(x, cs, rp, todo + GUARD_MAX - mjob, cut_us + GUARD_MAX - mjob, mjob, 1, dump);
+    for (int i = 0; i < n; i++) {
+        hyt_tune_rule_t *ru = &cs->rules[g[i].s][g[i].r];
+        int ppn = j->shapes[g[i].s][1];
+        hyt_al_point_t pc = {g[i].nodes, ppn, g[i].bytes, ru->alg, ru->k},
+                       pn = {g[i].nodes, ppn, g[i].bytes, nat, 0};
+        meas_t bc, bn;
+        const meas_t *mc = meas_find(cs, &pc, &bc), *mn = meas_find(cs, &pn, &bn);
+        if (!mc || !mn || mc->cut || mn->cut || ru->ngains >= HYT_GAINS_MAX)
+            continue; /* failed: no gain there */
+        ru->gains[ru->ngains++] = (hyt_gain_t){g[i].nodes * ppn, g[i].bytes, mn->us - mc->us};
+    }
+    fprintf(stderr, "tune: %s: gains over native: %d sizes (%d of them on the job's %d nodes), "
+            "%d points measured (%.3f s)\n", hyt_coll_name((hyt_coll_t)cs->c), n, njob,
+            j->all_nodes, m + mjob, cs->guard_cost - cost0);
+out:
+    free(g);
+    free(todo);
+    free(cut_us);
+    free(rp);
 }
 
 /* The shortlists of shape s's final rules (table format 2): the candidates

@@ -382,12 +382,26 @@ typedef struct hyt_cand {
  * (hybrid mode tunes the winner's k itself). */
 #define HYT_SHORTLIST_MAX 4
 
+/* One measured gain of a rule's choice over the MPI library's own selection
+ * (table format 2, "gains"): native's time minus the choice's, both
+ * measured by the tuner on a communicator of `ranks` ranks at `bytes`. */
+typedef struct hyt_gain {
+    int ranks;
+    uint64_t bytes;
+    double us;               /* may be negative: native was faster there */
+} hyt_gain_t;
+
+/* Gains per rule: a few sizes at the tuned shape and at the tuning job's size. */
+#define HYT_GAINS_MAX 16
+
 typedef struct hyt_rule {
     uint64_t bytes_max;      /* rule applies to bytes <= bytes_max (UINT64_MAX: no bound) */
     const hyt_alg_t *alg;
     int k;                   /* 0 if the algorithm has no radix */
     double predicted_us;     /* < 0 if unknown */
     double native_us;        /* the MPI library's own selection here (< 0 if unknown) */
+    int ngains;              /* measured gains, by ranks then bytes (0: none) */
+    hyt_gain_t gains[HYT_GAINS_MAX];
     /* shortlist[0] is the rule's own (alg, k, predicted_us); the others
      * follow in the table's order (by predicted time).  A format-1 rule, or
      * a rule without "shortlist", has nshort = 1. */
@@ -403,6 +417,11 @@ typedef struct hyt_setup_fit {
     hyt_setup_x_t x;         /* NONE: no fit */
     double a_us, b_us;       /* b_us >= 0 */
     int ranks_min, ranks_max;
+    /* the cost measured on the tuning job's communicator ("setup_job"), when
+     * it is larger than ranks_max: above ranks_max the cost runs along x from
+     * the line's value there to job_us at job_ranks, and stays job_us above */
+    int job_ranks;           /* 0: not measured */
+    double job_us;
 } hyt_setup_fit_t;
 
 typedef struct hyt_rule_set {
@@ -429,8 +448,16 @@ void hyt_table_free(hyt_table_t *t);
 /* The rule set applying to a communicator of this shape, or NULL. */
 const hyt_rule_set_t *hyt_table_match(const hyt_table_t *t, hyt_coll_t c, int nodes, int ppn);
 /* A new communicator's cost (us) under set s for one of size ranks: its
- * setup_fit there (max(0, a + b x(ranks))), else its setup_us (< 0: unknown). */
+ * setup_fit there (max(0, a + b x(ranks)); towards and above the job's
+ * measured cost, hyt_setup_fit_t), else its setup_us (< 0: unknown). */
 double hyt_setup_cost(const hyt_rule_set_t *s, int ranks);
+/* The gain (us) a call of `bytes` on a communicator of `ranks` ranks
+ * expects from rule r's choice over MPI's own algorithm: from its measured
+ * gains, interpolated in log2 bytes between the sizes measured at a scale
+ * and in log2 ranks between the scales, held at the nearest measured size
+ * or scale outside them (never extrapolated); without gains,
+ * native_us - predicted_us.  *known = 0 (and 0 returned) if neither. */
+double hyt_rule_gain(const hyt_rule_t *r, int ranks, uint64_t bytes, int *known);
 /* "ranks", "log2_ranks" (the table's setup_fit.x), or NULL for NONE. */
 const char *hyt_setup_x_name(hyt_setup_x_t x);
 /* O(log n) lookup, no allocation: the rule for this size (never NULL for a set). */

@@ -148,20 +148,27 @@ static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *
 
 /* The ski-rental rule for the private duplicate (docs/memory.md): before
  * ctx has one, a call whose table rule chose a kernel, with the rule set's
- * set-up cost and the rule's native and predicted times known, adds its
- * expected gain to ctx's rent and runs MPI's own algorithm until the rent
+ * set-up cost and the rule's gain known, adds its expected gain (when
+ * positive) to ctx's rent and runs MPI's own algorithm until the rent
  * reaches the set-up cost (the rule set's, at ctx's size: src/comm.c); the
- * call that reaches it makes the duplicate.  Only the table, ctx's size and
- * the call's selection size decide, so every rank decides alike.  1: run MPI's own algorithm now. */
+ * call that reaches it makes the duplicate.  The gain is the rule's at ctx's
+ * size and the call's selection size (hyt_rule_gain: the measured gains, or
+ * native_us - predicted_us).  Only the table, ctx's size and the call's
+ * selection size decide, so every rank decides alike.  1: run MPI's own
+ * algorithm now. */
 static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg,
                         const hyt_rule_t *rule)
 {
     double setup = ctx->setup_cost[a->coll];
-    if (setup < 0 || rule->native_us < 0 || rule->predicted_us < 0 ||
+    int known;
+    /* the size every rank selected with (a local size selects the last rule) */
+    uint64_t sel = hyt_coll_props(a->coll) & HYT_CP_LOCAL_SIZE ? UINT64_MAX : (uint64_t)a->bytes;
+    double gain = hyt_rule_gain(rule, ctx->size, sel, &known);
+    if (setup < 0 || !known ||
         hyt_alg_check(alg, a) != HYT_FB_NONE) /* falls back for its own reason */
         return 0;
-    if (rule->native_us > rule->predicted_us)
-        ctx->rent += rule->native_us - rule->predicted_us;
+    if (gain > 0)
+        ctx->rent += gain;
     return ctx->rent < setup;
 }
 

@@ -39,7 +39,7 @@ static uint64_t unused_fp(void)
 }
 
 /* What a table makes ranks do: its rule sets and rules in order, with the
- * set-up costs and the predicted and native times the private duplicate's
+ * set-up costs and the predicted, native and measured-gain times the private duplicate's
  * set-up rule reads, and shortlists, whose order and early stop read their
  * predictions (the platform it was tuned on changes nothing). */
 static uint64_t table_fingerprint(const hyt_table_t *t)
@@ -58,12 +58,23 @@ static uint64_t table_fingerprint(const hyt_table_t *t)
             h = hyt_agree_hash(h, &f->x, sizeof f->x);
             h = hyt_agree_hash(h, &f->a_us, sizeof f->a_us);
             h = hyt_agree_hash(h, &f->b_us, sizeof f->b_us);
+            h = hyt_agree_hash(h, &f->ranks_max, sizeof f->ranks_max);
+            h = hyt_agree_hash(h, &f->job_ranks, sizeof f->job_ranks);
+            h = hyt_agree_hash(h, &f->job_us, sizeof f->job_us);
             for (int r = 0; r < s->nrules; r++) {
                 h = hyt_agree_hash(h, &s->rules[r].bytes_max, sizeof s->rules[r].bytes_max);
                 h = hyt_agree_hash_str(h, s->rules[r].alg->name);
                 h = hyt_agree_hash(h, &s->rules[r].k, sizeof s->rules[r].k);
                 h = hyt_agree_hash(h, &s->rules[r].native_us, sizeof s->rules[r].native_us);
                 h = hyt_agree_hash(h, &s->rules[r].predicted_us, sizeof(double));
+                /* the measured gains the set-up rule credits */
+                h = hyt_agree_hash(h, &s->rules[r].ngains, sizeof s->rules[r].ngains);
+                for (int g = 0; g < s->rules[r].ngains; g++) {
+                    const hyt_gain_t *gv = &s->rules[r].gains[g];
+                    h = hyt_agree_hash(h, &gv->ranks, sizeof gv->ranks);
+                    h = hyt_agree_hash(h, &gv->bytes, sizeof gv->bytes);
+                    h = hyt_agree_hash(h, &gv->us, sizeof gv->us);
+                }
                 /* a shortlist and its predictions decide the online choice */
                 const hyt_rule_t *ru = &s->rules[r];
                 h = hyt_agree_hash(h, &ru->nshort, sizeof ru->nshort);

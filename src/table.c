@@ -166,6 +166,51 @@ static int parse_shortlist(json_object *l, hyt_coll_t coll, hyt_rule_t *out, con
     return 0;
 }
 
+/* Format 2: a rule's measured gains, {ranks, bytes, us} ordered by ranks,
+ * then bytes, each size among the rule's own (lo..hi). */
+static int parse_gains(json_object *l, hyt_rule_t *out, int64_t lo, int64_t hi, const char *file,
+                       const char *where, char *err, size_t errlen)
+{
+    int n = json_object_is_type(l, json_type_array) ? (int)json_object_array_length(l) : -1;
+    if (n < 0 || n > HYT_GAINS_MAX)
+        return fail(err, errlen, file, "%s.gains must be an array of at most %d {ranks, bytes, "
+                    "us}; shorten or remove it", where, HYT_GAINS_MAX);
+    for (int i = 0; i < n; i++) {
+        char w[200];
+        snprintf(w, sizeof w, "%s.gains[%d]", where, i);
+        json_object *g = json_object_array_get_idx(l, i), *u;
+        if (!json_object_is_type(g, json_type_object))
+            return fail(err, errlen, file, "%s must be an object {ranks, bytes, us}", w);
+        json_object_object_foreach(g, key, val)
+        {
+            (void)val;
+            if (strcmp(key, "ranks") && strcmp(key, "bytes") && strcmp(key, "us"))
+                return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
+                            "ranks, bytes, us", w, key);
+        }
+        int64_t ranks, bytes;
+        if (get_int(g, "ranks", 1, INT32_MAX, 1, 0, &ranks, file, w, err, errlen) ||
+            get_int(g, "bytes", lo, hi, 1, 0, &bytes, file, w, err, errlen))
+            return -1;
+        if (!json_object_object_get_ex(g, "us", &u) ||
+            !(json_object_is_type(u, json_type_double) || json_object_is_type(u, json_type_int)) ||
+            !isfinite(json_object_get_double(u)))
+            return fail(err, errlen, file, "%s.us must be a finite number (microseconds: "
+                        "native's time minus the rule's choice's, measured); fix or remove the "
+                        "entry", w);
+        hyt_gain_t *gv = &out->gains[i];
+        *gv = (hyt_gain_t){(int)ranks, (uint64_t)bytes, json_object_get_double(u)};
+        if (i && (gv[-1].ranks > gv->ranks ||
+                  (gv[-1].ranks == gv->ranks && gv[-1].bytes >= gv->bytes)))
+            return fail(err, errlen, file, "%s (ranks %d, bytes %llu) does not follow the entry "
+                        "before it (ranks %d, bytes %llu); order the gains by ranks, then by "
+                        "bytes, each pair once", w, gv->ranks, (unsigned long long)gv->bytes,
+                        gv[-1].ranks, (unsigned long long)gv[-1].bytes);
+    }
+    out->ngains = n;
+    return 0;
+}
+
 static int parse_rule(json_object *r, hyt_coll_t coll, int last, int format, hyt_rule_t *out,
                       uint64_t prev_max, int first, const char *file, const char *where,
                       char *err, size_t errlen)
@@ -178,11 +223,12 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, int format, hyt
         if (strcmp(key, "bytes_max") && strcmp(key, "algorithm") && strcmp(key, "k") &&
             strcmp(key, "predicted_us") &&
             (format < 2 || (strcmp(key, "spread_us") && strcmp(key, "shortlist") &&
-                            strcmp(key, "native_us"))))
+                            strcmp(key, "native_us") && strcmp(key, "gains"))))
             return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
                         "bytes_max, algorithm, k, predicted_us%s", where, key,
-                        format < 2 ? " (spread_us, shortlist and native_us need \"format\": 2)"
-                                   : ", spread_us, shortlist, native_us");
+                        format < 2 ? " (spread_us, shortlist, native_us and gains need "
+                                     "\"format\": 2)"
+                                   : ", spread_us, shortlist, native_us, gains");
     }
     int64_t bmax;
     if (get_int(r, "bytes_max", 0, INT64_MAX, !last, -1, &bmax, file, where, err, errlen))
@@ -202,6 +248,11 @@ static int parse_rule(json_object *r, hyt_coll_t coll, int last, int format, hyt
     if (get_us(r, "native_us", 0, &out->native_us, file, where, err, errlen))
         return -1;
     json_object *l;
+    if (json_object_object_get_ex(r, "gains", &l) &&
+        parse_gains(l, out, first ? 0 : (int64_t)prev_max + 1,
+                    out->bytes_max == UINT64_MAX ? INT64_MAX : (int64_t)out->bytes_max, file,
+                    where, err, errlen))
+        return -1;
     if (json_object_object_get_ex(r, "shortlist", &l))
         return parse_shortlist(l, coll, out, file, where, err, errlen);
     return 0;
@@ -212,14 +263,114 @@ const char *hyt_setup_x_name(hyt_setup_x_t x)
     return x == HYT_SETUP_FIT_RANKS ? "ranks" : x == HYT_SETUP_FIT_LOG2 ? "log2_ranks" : NULL;
 }
 
+/* Among gains g[0..n) of one scale (bytes increasing): at bytes,
+ * interpolated in log2 bytes, held at the ends. */
+static double gain_at_bytes(const hyt_gain_t *g, int n, uint64_t bytes)
+{
+    if (bytes <= g[0].bytes)
+        return g[0].us;
+    if (bytes >= g[n - 1].bytes)
+        return g[n - 1].us;
+    int i = 1;
+    while (g[i].bytes < bytes)
+        i++;
+    double x = log2((double)bytes), x0 = log2(g[i - 1].bytes > 1 ? (double)g[i - 1].bytes : 1),
+           x1 = log2((double)g[i].bytes);
+    return x1 > x0 ? g[i - 1].us + (g[i].us - g[i - 1].us) * (x - x0) / (x1 - x0) : g[i].us;
+}
+
+double hyt_rule_gain(const hyt_rule_t *r, int ranks, uint64_t bytes, int *known)
+{
+    *known = 1;
+    if (r->ngains == 0) {
+        if (r->native_us < 0 || r->predicted_us < 0) {
+            *known = 0;
+            return 0;
+        }
+        return r->native_us - r->predicted_us;
+    }
+    /* the scales (runs of equal ranks) at or below and at or above ranks */
+    int below = -1, above = -1, below_n = 0, above_n = 0;
+    for (int i = 0; i < r->ngains;) {
+        int j = i;
+        while (j < r->ngains && r->gains[j].ranks == r->gains[i].ranks)
+            j++;
+        if (r->gains[i].ranks <= ranks) {
+            below = i;
+            below_n = j - i;
+        }
+        if (r->gains[i].ranks >= ranks && above < 0) {
+            above = i;
+            above_n = j - i;
+        }
+        i = j;
+    }
+    if (below < 0)
+        return gain_at_bytes(&r->gains[above], above_n, bytes);
+    double gb = gain_at_bytes(&r->gains[below], below_n, bytes);
+    if (above < 0 || above == below)
+        return gb;
+    double ga = gain_at_bytes(&r->gains[above], above_n, bytes);
+    double x = log2((double)ranks), x0 = log2((double)r->gains[below].ranks),
+           x1 = log2((double)r->gains[above].ranks);
+    return gb + (ga - gb) * (x - x0) / (x1 - x0);
+}
+
+static double setup_x(const hyt_setup_fit_t *f, int ranks)
+{
+    return f->x == HYT_SETUP_FIT_RANKS ? ranks : log2(ranks > 1 ? ranks : 1);
+}
+
 double hyt_setup_cost(const hyt_rule_set_t *s, int ranks)
 {
     const hyt_setup_fit_t *f = &s->setup_fit;
     if (f->x == HYT_SETUP_FIT_NONE)
         return s->setup_us;
-    double x = f->x == HYT_SETUP_FIT_RANKS ? ranks : log2(ranks > 1 ? ranks : 1);
-    double v = f->a_us + f->b_us * x;
+    if (f->job_ranks > 0 && ranks >= f->job_ranks)
+        return f->job_us;
+    double v = f->a_us + f->b_us * setup_x(f, ranks);
+    if (f->job_ranks > 0 && ranks > f->ranks_max) { /* between the line's end and the job */
+        double x0 = setup_x(f, f->ranks_max), x1 = setup_x(f, f->job_ranks);
+        double v0 = fmax(0, f->a_us + f->b_us * x0);
+        v = v0 + (f->job_us - v0) * (setup_x(f, ranks) - x0) / (x1 - x0);
+    }
     return v > 0 ? v : 0;
+}
+
+/* A rule set's optional "setup_job": {ranks, us}, the cost measured on the
+ * tuning job's communicator; it needs setup_fit and ranks above its
+ * ranks_max.  Absent: job_ranks = 0. */
+static int parse_setup_job(json_object *s, hyt_setup_fit_t *f, const char *file,
+                           const char *where, char *err, size_t errlen)
+{
+    json_object *o;
+    f->job_ranks = 0;
+    f->job_us = -1;
+    if (!json_object_object_get_ex(s, "setup_job", &o))
+        return 0;
+    char w[200];
+    snprintf(w, sizeof w, "%s.setup_job", where);
+    if (!json_object_is_type(o, json_type_object))
+        return fail(err, errlen, file, "%s must be an object {ranks, us}; fix or remove it", w);
+    json_object_object_foreach(o, key, val)
+    {
+        (void)val;
+        if (strcmp(key, "ranks") && strcmp(key, "us"))
+            return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: ranks, "
+                        "us", w, key);
+    }
+    if (f->x == HYT_SETUP_FIT_NONE)
+        return fail(err, errlen, file, "%s needs %s.setup_fit (the cost up to the tuned shape); "
+                    "add it or remove setup_job", w, where);
+    int64_t r;
+    if (get_int(o, "ranks", (int64_t)f->ranks_max + 1, INT32_MAX, 1, 0, &r, file, w, err, errlen) ||
+        get_us(o, "us", 0, &f->job_us, file, w, err, errlen))
+        return -1;
+    if (f->job_us < 0 || !isfinite(f->job_us))
+        return fail(err, errlen, file, "%s.us must be a finite number of microseconds >= 0; fix "
+                    "or remove setup_job", w);
+    f->job_ranks = (int)r;
+    return 0;
 }
 
 /* A blocking rule set's optional "setup_fit": {x, a_us, b_us, ranks_min,
@@ -290,13 +441,15 @@ static int parse_set_head(json_object *s, int *nodes_max, int *ppn_max, double *
     {
         (void)val;
         if (strcmp(key, "nodes_max") && strcmp(key, "ppn_max") && strcmp(key, "rules") &&
-            (!setup_us || (strcmp(key, "setup_us") && strcmp(key, "setup_fit"))))
+            (!setup_us || (strcmp(key, "setup_us") && strcmp(key, "setup_fit") &&
+                           strcmp(key, "setup_job"))))
             return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
                         "nodes_max, ppn_max, rules%s", where, key,
-                        setup_us ? ", setup_us, setup_fit (with \"format\": 2)" : "");
+                        setup_us ? ", setup_us, setup_fit, setup_job (with \"format\": 2)" : "");
     }
     if (setup_us && (get_us(s, "setup_us", 0, setup_us, file, where, err, errlen) ||
-                     parse_setup_fit(s, fit, file, where, err, errlen)))
+                     parse_setup_fit(s, fit, file, where, err, errlen) ||
+                     parse_setup_job(s, fit, file, where, err, errlen)))
         return -1;
     int64_t v;
     if (get_int(s, "nodes_max", 1, INT32_MAX, 0, INT32_MAX, &v, file, where, err, errlen))
@@ -617,6 +770,8 @@ static int cmp_set(const void *x, const void *y)
     return (a->ppn > b->ppn) - (a->ppn < b->ppn);
 }
 
+static json_object *us_json(double us);
+
 static json_object *rule_json(const hyt_tune_rule_t *r, const char *const *names)
 {
     json_object *o = json_object_new_object();
@@ -631,6 +786,17 @@ static json_object *rule_json(const hyt_tune_rule_t *r, const char *const *names
         json_object_object_add(o, "spread_us", json_object_new_double(r->shortlist[0].sd));
     if (r->native_us > 0)
         json_object_object_add(o, "native_us", json_object_new_double(r->native_us));
+    if (r->ngains > 0) {
+        json_object *l = json_object_new_array();
+        for (int i = 0; i < r->ngains; i++) {
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "ranks", json_object_new_int(r->gains[i].ranks));
+            json_object_object_add(e, "bytes", json_object_new_int64((int64_t)r->gains[i].bytes));
+            json_object_object_add(e, "us", us_json(r->gains[i].us));
+            json_object_array_add(l, e);
+        }
+        json_object_object_add(o, "gains", l);
+    }
     if (r->nshort > 1) {
         json_object *l = json_object_new_array();
         for (int i = 1; i < r->nshort; i++) {
@@ -678,6 +844,12 @@ static json_object *coll_json(const hyt_tune_coll_t *c, int maxn, int maxp)
             json_object_object_add(fo, "ranks_min", json_object_new_int(f->ranks_min));
             json_object_object_add(fo, "ranks_max", json_object_new_int(f->ranks_max));
             json_object_object_add(o, "setup_fit", fo);
+            if (f->job_ranks > f->ranks_max && f->job_us >= 0) {
+                json_object *jo = json_object_new_object();
+                json_object_object_add(jo, "ranks", json_object_new_int(f->job_ranks));
+                json_object_object_add(jo, "us", json_object_new_double(f->job_us));
+                json_object_object_add(o, "setup_job", jo);
+            }
         }
         for (int r = 0; r < s->nrules; r++)
             json_object_array_add(rules, rule_json(&s->rules[r], s->alg_names));

@@ -26,6 +26,8 @@ typedef struct hyt_tune_rule {
                           * hyt_rules_shortlist fills it for rules not native */
     int nshort;          /* 0: no shortlist written (hyt_rules_shortlist fills it) */
     hyt_tune_cand_t shortlist[HYT_TUNE_SHORTLIST];
+    int ngains;          /* measured gains over native, by ranks then bytes (0: none) */
+    hyt_gain_t gains[HYT_GAINS_MAX];
 } hyt_tune_rule_t;
 
 /* ---- the table as the tuner writes it (format 2) ---- */

@@ -18,10 +18,13 @@
 #             (default "is cg mg")
 #   -c        NAS class (default S)
 #   -n        ranks, one per node (default 64; the platform needs as many hosts)
-#   -T        ranks `hytune tune` runs on, the first of the job's nodes (default:
-#             all of them; the table of that shape serves the whole job;
-#             REALAPPS_TUNE_SHAPES=all tunes its power-of-two sub-scales too,
-#             `hytune tune --shapes`, docs/tuner.md)
+#   -T        nodes `hytune tune` searches on, the first of the job's (default:
+#             all of them): the tuner runs on all the job's ranks with
+#             `--tune-nodes T`, benchmarks its search's points on those T nodes
+#             and measures each rule against MPI's own algorithm, and a new
+#             communicator's cost, on the whole job too; the table of that
+#             shape serves the whole job; REALAPPS_TUNE_SHAPES=all tunes its
+#             power-of-two sub-scales too (`hytune tune --shapes`, docs/tuner.md)
 #   -p        platforms (default platforms/dragonfly-64.xml platforms/fattree-64.xml)
 #   -M        modes (default all four):
 #               mpich    HYTUNE_MODE=off: SimGrid's MPICH selection (the baseline)
@@ -321,7 +324,7 @@ echo "platform,ranks,app,input,mode,sim_s,verified,wall_s" | write_atomic "$csv"
 ccsv=$out/colls.csv
 echo "platform,app,mode,call,calls,total_s,algorithms" | write_atomic "$ccsv"
 tcsv=$out/tune.csv
-echo "platform,tune_ranks,colls,tune_sim_s,tune_wall_s" | write_atomic "$tcsv"
+echo "platform,tune_ranks/search_nodes,colls,tune_sim_s,tune_wall_s" | write_atomic "$tcsv"
 native=$HYT_TOP/test/data/table-native-all.json
 export SMPI_EXTRA="--cfg=smpi/coll-selector:mpich --cfg=smpi/display-timing:yes --log=smpi_utils.thres:info"
 
@@ -337,21 +340,21 @@ for plat in $plats; do
         # the job script's first step: tune on the same ranks and platform
         trow=$out/tune-$pname.row
         # and the same tuner: a table another build wrote is tuned again
-        tune_run="$tnp $plat $tcolls $kmax ${REALAPPS_TUNE_MAX_BYTES:-4K} ${REALAPPS_TUNE_BUDGET:-1} $tshapes $(cksum <"$B/bin/hytune-smpi")"
+        tune_run="$np/$tnp $plat $tcolls $kmax ${REALAPPS_TUNE_MAX_BYTES:-4K} ${REALAPPS_TUNE_BUDGET:-1} $tshapes $(cksum <"$B/bin/hytune-smpi")"
         if [ "${REALAPPS_RESUME:-0}" = 1 ] && [ -s "$table" ] && [ -s "$trow" ] && [ "$(sed -n 1p "$trow")" = "$tune_run" ]; then
             progress "realapps: $pname: the table of an earlier run kept"
             sed -n 2p "$trow" >>"$tcsv"
         else
-            progress "realapps: $pname: hytune tune --coll $tcolls on $tnp ranks"
-            hostfile "$tnp" 1 | write_atomic "$out/hostfile-$tnp"
+            progress "realapps: $pname: hytune tune --coll $tcolls on $np ranks, searching on $tnp nodes"
             t0=$(date +%s)
-            smpi_run "$tnp" "$plat" "$out/hostfile-$tnp" "$B/bin/hytune-smpi" tune --coll "$tcolls" --shapes "$tshapes" --k-max "$kmax" \
+            smpi_run "$np" "$plat" "$hf" "$B/bin/hytune-smpi" tune --coll "$tcolls" --shapes "$tshapes" --k-max "$kmax" \
+                --tune-nodes "$tnp" \
                 --batch 8 --max-bytes "${REALAPPS_TUNE_MAX_BYTES:-4K}" --timeout "${REALAPPS_TUNE_BUDGET:-1}" \
                 -o "$table" >"$out/tune-$pname.log" 2>&1 && [ -s "$table" ] ||
                 die "hytune tune failed on $pname: see $out/tune-$pname.log"
             tsim=$(awk '/^tune: done:/ { for (i = 1; i < NF; i++) if ($i == "elapsed") v = $(i + 1) } END { print v }' \
                 "$out/tune-$pname.log")
-            row="$pname,$tnp,$(echo "$tcolls" | tr , +),$tsim,$(($(date +%s) - t0))"
+            row="$pname,$np/$tnp,$(echo "$tcolls" | tr , +),$tsim,$(($(date +%s) - t0))"
             echo "$row" >>"$tcsv"
             printf '%s\n%s\n' "$tune_run" "$row" >"$trow" || die "cannot write $trow"
         fi

@@ -345,7 +345,7 @@ static void test_shortlist(void)
                    names[i]);
             return;
         }
-    hyt_tune_set_t set = {2, 2, n, r, names, 131.5, {HYT_SETUP_FIT_LOG2, -3.5, 2.25, 2, 16}};
+    hyt_tune_set_t set = {2, 2, n, r, names, 131.5, {HYT_SETUP_FIT_LOG2, -3.5, 2.25, 2, 16, 0, -1}};
     hyt_tune_coll_t coll = {"allreduce", 1, &set};
     char *txt = hyt_table_json(2, 2, "test", "sync", 0, &coll, 1, NULL);
     char path[] = "/tmp/hyt-test-rules-XXXXXX", err[512];
@@ -799,7 +799,7 @@ static void test_setup_fit(void)
               hyt_setup_cost(&s, 1) == 0,
           "-2 + 2 p at 256, 16, 1: %g, %g, %g", hyt_setup_cost(&s, 256), hyt_setup_cost(&s, 16),
           hyt_setup_cost(&s, 1));
-    s.setup_fit = (hyt_setup_fit_t){HYT_SETUP_FIT_LOG2, 1, 2, 2, 16};
+    s.setup_fit = (hyt_setup_fit_t){HYT_SETUP_FIT_LOG2, 1, 2, 2, 16, 0, -1};
     CHECK(hyt_setup_cost(&s, 8) == 7 && hyt_setup_cost(&s, 1024) == 21, "1 + 2 log2 p at 8, 1024: "
           "%g, %g", hyt_setup_cost(&s, 8), hyt_setup_cost(&s, 1024));
     s.setup_fit.x = HYT_SETUP_FIT_NONE;

@@ -9,6 +9,7 @@
 #include "src/hyt.h"
 #include "test/check.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -464,6 +465,122 @@ static void test_setup_fields(void)
     }
 }
 
+/* A rule's measured gains ("gains") and the set-up cost on the tuning job
+ * ("setup_job"): kept, interpolated (hyt_rule_gain: in log2 bytes within a
+ * scale, in log2 ranks between scales, held outside; hyt_setup_cost: along
+ * the fit's x from its ranks_max to the job, held above), and every bad
+ * value refused by path with its fix. */
+#define GAIN(r, b, u) "{\"ranks\": " r ", \"bytes\": " b ", \"us\": " u "}"
+static void test_gains_fields(void)
+{
+    char text[1536], err[1024], path[64];
+    snprintf(text, sizeof text, "{\"format\": 2, \"collectives\": {\"allreduce\": [{"
+             FIT("ranks", "-2", "2", "2", "16") "\"setup_job\": {\"ranks\": 256, \"us\": 1000}, "
+             "\"rules\": [{\"bytes_max\": 64, \"algorithm\": \"knomial\", \"k\": 2, "
+             "\"predicted_us\": 4, \"native_us\": 100, \"gains\": [" GAIN("2", "4", "0") ", "
+             GAIN("2", "64", "4") ", " GAIN("8", "4", "-2") ", " GAIN("8", "16", "2") ", "
+             GAIN("8", "64", "12") "]}, {\"bytes_max\": 4096, \"algorithm\": \"knomial\", "
+             "\"k\": 2, \"predicted_us\": 4, \"native_us\": 10}, {\"algorithm\": \"native\"}]}], "
+             "\"bcast\": [{" FIT("log2_ranks", "1.5", "4", "4", "4")
+             "\"setup_job\": {\"ranks\": 64, \"us\": 100}, \"rules\": [{\"algorithm\": "
+             "\"knomial\", \"k\": 2}]}]}}");
+    hyt_table_t *t = load_text(text, err, sizeof err, path);
+    const hyt_rule_set_t *s = t ? hyt_table_match(t, HYT_COLL_ALLREDUCE, 1, 1) : NULL,
+                         *sb = t ? hyt_table_match(t, HYT_COLL_BCAST, 1, 1) : NULL;
+    CHECK(s && sb && s->rules[0].ngains == 5 && s->rules[0].gains[4].ranks == 8 &&
+              s->rules[0].gains[4].bytes == 64 && s->rules[0].gains[4].us == 12 &&
+              s->rules[0].gains[2].us == -2 && s->rules[1].ngains == 0,
+          "gains: %s", t ? "not kept" : err);
+    if (s && sb) {
+        const hyt_rule_t *r0 = &s->rules[0], *r1 = &s->rules[1], *r2 = &s->rules[2];
+        struct { const hyt_rule_t *r; int ranks; uint64_t bytes; double want; int known; } g[] = {
+            {r0, 2, 64, 4, 1},   /* measured */
+            {r0, 2, 16, 2, 1},   /* log2 bytes: 16 is halfway from 4 to 64 */
+            {r0, 2, 1, 0, 1},    /* below the smallest size measured: held */
+            {r0, 8, 8, 0, 1},    /* halfway from -2 (4 B) to 2 (16 B) */
+            {r0, 4, 64, 8, 1},   /* log2 ranks: 4 is halfway from 2 to 8 */
+            {r0, 4, 16, 2, 1},   /* 2 at 2 ranks, 2 at 8 */
+            {r0, 4, 4, -1, 1},   /* 0 at 2 ranks, -2 at 8: negative is kept */
+            {r0, 1, 64, 4, 1},   /* below the smallest scale: held */
+            {r0, 1024, 64, 12, 1}, /* above the job's: held, not extrapolated */
+            {r0, 1024, UINT64_MAX, 12, 1},
+            {r1, 256, 128, 6, 1},  /* no gains: native_us - predicted_us */
+            {r2, 256, 8192, 0, 0}, /* neither: unknown */
+        };
+        for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
+            int known = -1;
+            double v = hyt_rule_gain(g[i].r, g[i].ranks, g[i].bytes, &known);
+            CHECK(fabs(v - g[i].want) < 1e-9 && known == g[i].known,
+                  "gain at %d ranks, %llu B: %g (known %d), want %g (known %d)", g[i].ranks,
+                  (unsigned long long)g[i].bytes, v, known, g[i].want, g[i].known);
+        }
+        /* the fit up to 16 ranks (-2 + 2 p), the job's 1000 us at 256 */
+        struct { const hyt_rule_set_t *s; int ranks; double want; } c[] = {
+            {s, 8, 14}, {s, 16, 30}, {s, 136, 515}, {s, 256, 1000}, {s, 4096, 1000},
+            {sb, 4, 9.5}, {sb, 16, 54.75}, {sb, 64, 100}, {sb, 128, 100},
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+            CHECK(fabs(hyt_setup_cost(c[i].s, c[i].ranks) - c[i].want) < 1e-9,
+                  "set-up cost at %d ranks: %g, want %g", c[i].ranks,
+                  hyt_setup_cost(c[i].s, c[i].ranks), c[i].want);
+    }
+    hyt_table_free(t);
+    struct { int format; const char *set, *gains, *want[2]; } bad[] = {
+        {2, "", "3", {"rules[0].gains must be an array of at most 16", "shorten or remove it"}},
+        {2, "", "[3]", {"rules[0].gains[0] must be an object {ranks, bytes, us}", NULL}},
+        {2, "", "[{\"ranks\": 2, \"bytes\": 8, \"us\": 1, \"sd\": 0}]",
+         {"rules[0].gains[0] has unknown field \"sd\"", "valid fields: ranks, bytes, us"}},
+        {2, "", "[" GAIN("0", "8", "1") "]", {"rules[0].gains[0].ranks = 0 is out of range",
+                                              "give an integer in 1.."}},
+        {2, "", "[" GAIN("2", "65", "1") "]", {"rules[0].gains[0].bytes = 65 is out of range",
+                                               "give an integer in 0..64"}},
+        {2, "", "[{\"ranks\": 2, \"bytes\": 8}]", {"rules[0].gains[0].us must be a finite "
+                                                     "number", "fix or remove the entry"}},
+        {2, "", "[" GAIN("2", "8", "\"1\"") "]", {"rules[0].gains[0].us must be a finite number",
+                                                  NULL}},
+        {2, "", "[" GAIN("4", "8", "1") ", " GAIN("2", "16", "1") "]",
+         {"rules[0].gains[1] (ranks 2, bytes 16) does not follow the entry before it (ranks 4, "
+          "bytes 8)", "order the gains by ranks, then by bytes"}},
+        {2, "", "[" GAIN("2", "8", "1") ", " GAIN("2", "8", "2") "]",
+         {"rules[0].gains[1] (ranks 2, bytes 8) does not follow", "each pair once"}},
+        {1, "", "[" GAIN("2", "8", "1") "]", {"rules[0] has unknown field \"gains\"",
+                                              "need \"format\": 2"}},
+        {2, "\"setup_job\": {\"ranks\": 64, \"us\": 100}, ", "[]",
+         {"$.collectives.allreduce[0].setup_job needs $.collectives.allreduce[0].setup_fit",
+          "add it or remove setup_job"}},
+        {2, FIT("ranks", "1", "2", "2", "16") "\"setup_job\": {\"ranks\": 16, \"us\": 100}, ", "[]",
+         {"setup_job.ranks = 16 is out of range", "give an integer in 17.."}},
+        {2, FIT("ranks", "1", "2", "2", "16") "\"setup_job\": {\"ranks\": 64, \"us\": -1}, ", "[]",
+         {"setup_job.us = -1 is negative", "fix or remove it"}},
+        {2, FIT("ranks", "1", "2", "2", "16") "\"setup_job\": {\"ranks\": 64}, ", "[]",
+         {"setup_job.us must be a finite number of microseconds", "remove setup_job"}},
+        {2, FIT("ranks", "1", "2", "2", "16") "\"setup_job\": {\"ranks\": 64, \"us\": 1, "
+            "\"p\": 2}, ", "[]", {"setup_job has unknown field \"p\"", "valid fields: ranks, us"}},
+        {2, FIT("ranks", "1", "2", "2", "16") "\"setup_job\": [64, 1], ", "[]",
+         {"setup_job must be an object {ranks, us}", "fix or remove it"}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "{\"format\": %d, \"collectives\": {\"allreduce\": [{%s"
+                 "\"rules\": [{\"bytes_max\": 64, \"algorithm\": \"knomial\", \"k\": 2, "
+                 "\"gains\": %s}, {\"algorithm\": \"native\"}]}]}}", bad[i].format, bad[i].set,
+                 bad[i].gains);
+        t = load_text(text, err, sizeof err, path);
+        CHECK(t == NULL && strstr(err, path) && strstr(err, bad[i].want[0]) &&
+                  (!bad[i].want[1] || strstr(err, bad[i].want[1])),
+              "bad %s%s: %s", bad[i].set, bad[i].gains, t ? "loaded" : err);
+        hyt_table_free(t);
+    }
+    /* a gain of the second rule lies above the first rule's bytes_max */
+    snprintf(text, sizeof text, "{\"format\": 2, \"collectives\": {\"allreduce\": [{\"rules\": "
+             "[{\"bytes_max\": 64, \"algorithm\": \"native\"}, {\"algorithm\": \"knomial\", "
+             "\"k\": 2, \"gains\": [" GAIN("2", "64", "1") "]}]}]}}");
+    t = load_text(text, err, sizeof err, path);
+    CHECK(t == NULL && strstr(err, "rules[1].gains[0].bytes = 64 is out of range") &&
+              strstr(err, "give an integer in 65.."),
+          "gain below its rule's sizes: %s", t ? "loaded" : err);
+    hyt_table_free(t);
+}
+
 int main(int argc, char **argv)
 {
     data_dir = argc > 1 ? argv[1] : "test/data";
@@ -474,5 +591,6 @@ int main(int argc, char **argv)
     test_shortlist_table();
     test_tuning_kmax();
     test_setup_fields();
+    test_gains_fields();
     return check_done("test_table");
 }

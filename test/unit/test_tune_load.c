@@ -2,24 +2,37 @@
  * every named collective has rule sets with numerically increasing
  * thresholds and a last unbounded rule, each set its measured set-up cost
  * (setup_us) and its fit over the sizes measured (setup_fit, if any), and native's predicted time (native_us) on rules that chose a
- * hytune algorithm only (on at least one of them).  Usage: test_tune_load FILE COLL... */
+ * hytune algorithm only (on at least one of them), and measured gains
+ * (gains) on such rules only.  With -j RANKS (a table tuned with
+ * --tune-nodes on a job of RANKS ranks) at least one such rule has gains,
+ * the unbounded set has the job's set-up cost (setup_job at RANKS) and each
+ * of its rules that has gains has them at its shape's ranks and at RANKS.
+ * Usage: test_tune_load [-j RANKS] FILE COLL... */
 #include "src/hyt.h"
 #include "test/check.h"
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
+    int job = 0;
+    if (argc > 2 && !strcmp(argv[1], "-j")) {
+        job = atoi(argv[2]);
+        argv += 2;
+        argc -= 2;
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s TABLE COLLECTIVE...\n", argv[0]);
+        fprintf(stderr, "usage: %s [-j RANKS] TABLE COLLECTIVE...\n", argv[0]);
         return 2;
     }
     char err[1024];
     hyt_table_t *t = hyt_table_load(argv[1], err, sizeof err);
     CHECK(t != NULL, "%s", err);
     for (int i = 2; t && i < argc; i++) {
-        int c = hyt_coll_from_name(argv[i]), kernel_rules = 0, with_native = 0;
+        int c = hyt_coll_from_name(argv[i]), kernel_rules = 0, with_native = 0, with_gains = 0;
         CHECK(c >= 0 && t->nsets[c] > 0, "no rule sets for %s", argv[i]);
         for (int s = 0; c >= 0 && s < t->nsets[c]; s++) {
             const hyt_rule_set_t *rs = &t->sets[c][s];
@@ -45,10 +58,25 @@ int main(int argc, char **argv)
                 with_native += !native && rs->rules[r].native_us > 0;
                 CHECK(!native || rs->rules[r].native_us < 0, "%s set %d rule %d (native): "
                       "native_us %g", argv[i], s, r, rs->rules[r].native_us);
+                const hyt_rule_t *ru = &rs->rules[r];
+                with_gains += ru->ngains > 0;
+                CHECK(!native || ru->ngains == 0, "%s set %d rule %d (native): %d gains", argv[i],
+                      s, r, ru->ngains);
+                if (!job || rs->nodes_max != INT32_MAX || !ru->ngains)
+                    continue;
+                CHECK(ru->gains[0].ranks < job && ru->gains[ru->ngains - 1].ranks == job,
+                      "%s set %d rule %d: gains at %d..%d ranks, want the shape's and the job's %d",
+                      argv[i], s, r, ru->gains[0].ranks, ru->gains[ru->ngains - 1].ranks, job);
             }
+            CHECK(!job || rs->nodes_max != INT32_MAX ||
+                      (f->job_ranks == job && f->job_us > 0 && f->job_ranks > f->ranks_max),
+                  "%s set %d: setup_job at %d ranks (%g us), want the job's %d", argv[i], s,
+                  f->job_ranks, f->job_us, job);
         }
         CHECK(!kernel_rules || with_native, "%s: none of its %d rules choosing a hytune "
               "algorithm has native_us", argv[i], kernel_rules);
+        CHECK(!job || !kernel_rules || with_gains, "%s: none of its %d rules choosing a "
+              "hytune algorithm has gains", argv[i], kernel_rules);
         /* the whole job's shape must be covered */
         CHECK(c >= 0 && hyt_table_match(t, (hyt_coll_t)c, t->platform_nodes, t->platform_ppn),
               "%s: no set for the job's own shape", argv[i]);
