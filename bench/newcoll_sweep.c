@@ -2,11 +2,11 @@
  * Allgatherv, Alltoallv, Reduce_scatter, Scan and Exscan, and of the MPI
  * library's own selection (run smpirun with --cfg=smpi/coll-selector:mpich
  * for SimGrid's MPICH selection).
- *   newcoll_sweep [-s B,B,...] [-w N] COLL [skew] native     PMPI
- *   newcoll_sweep [-s B,B,...] [-w N] COLL [skew] table      hytune's dispatch, as
- *                                  MPI_<COLL> reaches it (HYTUNE_TABLE, HYTUNE_MODE)
- *   newcoll_sweep [-s B,B,...] [-w N] COLL [skew] ALG K...   hytune's ALG with every K
- *                                                            (0: no radix)
+ *   newcoll_sweep [-s B,B,...] [-w N] [-i N] COLL [skew] native    PMPI
+ *   newcoll_sweep [-s B,B,...] [-w N] [-i N] COLL [skew] table     hytune's dispatch, as
+ *                              MPI_<COLL> reaches it (HYTUNE_TABLE, HYTUNE_MODE)
+ *   newcoll_sweep [-s B,B,...] [-w N] [-i N] COLL [skew] ALG K...  hytune's ALG with
+ *                              every K (0: no radix)
  * Sizes 8 B .. 1 MiB (x4 steps, then 1 MiB), or the list -s, of MPI_INT:
  *   gather, scatter, allgatherv, reduce_scatter: the whole vector (each rank's
  *   block size/p, at least one int); alltoallv: what one rank sends in all;
@@ -15,7 +15,8 @@
  * others, the total kept.  Per point: N warm-up calls (-w, default 1; hybrid
  * mode tunes a key online once it has had HYTUNE_HOT_CALLS calls, so give it
  * enough to settle; table mode: more while hytune's private duplicate waits
- * to be repaid), then 3 timed calls
+ * to be repaid), then N timed calls (-i, default 3; hybrid mode: enough to
+ * spread its periodic drift checks as an application's calls do)
  * after a barrier; a call's time is the slowest rank's; a call that fails or
  * falls back aborts the run.  Prints
  * "coll alg k bytes usec" lines on rank 0. */
@@ -29,7 +30,7 @@
 #define MAXB (1 << 20)
 
 static int table_mode;
-static int warmups = 1;
+static int warmups = 1, iters = 3;
 
 static double one(hyt_args_t *a, const hyt_alg_t *alg, int k)
 {
@@ -140,11 +141,11 @@ static void sweep(hyt_coll_t c, int skew, const hyt_alg_t *alg, const char *name
         for (int w = 1; table_mode && setup_waits(c) > 0 && w < MAX_SETUP_WARMUP; w++)
             one(&a, alg, k);
         double sum = 0;
-        for (int it = 0; it < 3; it++)
+        for (int it = 0; it < iters; it++)
             sum += one(&a, alg, k);
         if (me == 0)
             printf("%s%s %s %d %ld %.3f\n", hyt_coll_name(c), skew ? "-skew" : "", name, k, b,
-                   sum / 3 * 1e6);
+                   sum / iters * 1e6);
         free(s);
         free(r);
     }
@@ -165,6 +166,8 @@ int main(int argc, char **argv)
             list = argv[first + 1];
         else if (strcmp(argv[first], "-w") == 0 && *end == '\0' && w >= 1 && w <= 100000)
             warmups = (int)w;
+        else if (strcmp(argv[first], "-i") == 0 && *end == '\0' && w >= 1 && w <= 100000)
+            iters = (int)w;
         else
             break; /* the usage below */
     }
@@ -178,8 +181,8 @@ int main(int argc, char **argv)
                                                         : NULL;
     if (cc < 0 || (!native && !table_mode && !alg)) {
         if (me == 0)
-            fprintf(stderr, "usage: newcoll_sweep [-s B,B,...] [-w WARMUPS 1..100000] COLL [skew] "
-                            "native|table|ALG K...\n");
+            fprintf(stderr, "usage: newcoll_sweep [-s B,B,...] [-w WARMUPS 1..100000] "
+                            "[-i TIMED 1..100000] COLL [skew] native|table|ALG K...\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int *v = malloc(4 * (size_t)p * sizeof(int));

@@ -5,7 +5,7 @@
 #
 #   sh bench/tune_repro.sh -o OUTDIR [-p PLATFORM] [-n NODES] [-q PPN]
 #        [-c "allreduce alltoall reduce bcast"] [-m MAX_BYTES] [-a "TUNE ARGS"]
-#        [-t TABLE] [-M "offline hybrid"] [-W WARMUPS]
+#        [-t TABLE] [-M "offline hybrid"] [-W WARMUPS] [-I TIMED]
 #
 # Defaults: platforms/dragonfly-64.xml, 16 nodes x 4 ppn (64 ranks), the four
 # collectives above, sizes up to 16384 bytes:
@@ -32,7 +32,9 @@
 #    warm-up calls per size (default 120: with HYTUNE_HOT_CALLS=auto a key
 #    whose shortlist has up to four candidates turns hot after at most 72
 #    calls, and its search takes at most half as many more), so the timed
-#    calls are its settled state.
+#    calls are its settled state, and -I TIMED timed calls (default 200: a
+#    settled key checks for drift every 16-1000 calls, one window with an
+#    allreduce; 3 calls would hold one such window or none).
 # Prints every (collective, size) with MPICH's time, the table's time and the
 # ratio MPICH / table (> 1: the table is faster), the lowest ratio, and the
 # points below 0.97.  Exit status 0 even when some are below (the numbers are
@@ -42,17 +44,18 @@ HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
 out='' plat=$HYT_TOP/platforms/dragonfly-64.xml nodes=16 ppn=4
-colls="allreduce alltoall reduce bcast" maxb=16384 targs='' table='' modes=offline hwarm=120
-while getopts o:p:n:q:c:m:a:t:M:W: opt; do
+colls="allreduce alltoall reduce bcast" maxb=16384 targs='' table='' modes=offline hwarm=120 hiter=200
+while getopts o:p:n:q:c:m:a:t:M:W:I: opt; do
     case $opt in
     o) out=$OPTARG ;; p) plat=$OPTARG ;; n) nodes=$OPTARG ;; q) ppn=$OPTARG ;;
     c) colls=$OPTARG ;; m) maxb=$OPTARG ;; a) targs=$OPTARG ;; t) table=$OPTARG ;;
-    M) modes=$OPTARG ;; W) hwarm=$OPTARG ;;
+    M) modes=$OPTARG ;; W) hwarm=$OPTARG ;; I) hiter=$OPTARG ;;
     *) die "usage: see the comment at the top of bench/tune_repro.sh" ;;
     esac
 done
 case $modes in offline | "offline hybrid") ;; *) die "-M: \"offline\" or \"offline hybrid\", not \"$modes\"" ;; esac
 case $hwarm in '' | *[!0-9]*) die "-W: a number of warm-up calls, not \"$hwarm\"" ;; esac
+case $hiter in '' | *[!0-9]*) die "-I: a number of timed calls, not \"$hiter\"" ;; esac
 [ -n "$out" ] || die "give -o OUTDIR"
 [ -f "$plat" ] || die "-p: no platform file $plat"
 case $plat in /*) ;; *) plat=$(pwd)/$plat ;; esac
@@ -132,7 +135,7 @@ if [ -n "$new" ]; then
                 # shellcheck disable=SC2086
                 HYTUNE_MODE=hybrid HYTUNE_TABLE=$out/table.json \
                     SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" \
-                    "$out/hostfile" "$out/new/sweep" -s "$sizes" -w "$hwarm" "$c" $sk table \
+                    "$out/hostfile" "$out/new/sweep" -s "$sizes" -w "$hwarm" -i "$hiter" "$c" $sk table \
                     >"$out/new/$c-$sh-hybrid.txt" || die "newcoll_sweep $c $sk table (hybrid) failed"
                 ;;
             esac
