@@ -267,7 +267,7 @@ for config in "$@"; do
             [ "$t_best" != 0 ] || { echo "$tag: no sweep run finished ($unfin)"; continue; }
             # calls spent: the timed calls from the incumbent's window (the last
             # window before the key turned hot) to the settle, radix probe included
-            set -- $(sed -n 's/^online: chosen \([^,]*\), settled k \([0-9-]*\),.* \([0-9]*\) calls choosing, .* settled \([0-9-]*\) calls after hot$/\1 \2 \3 \4/p' \
+            set -- $(sed -n 's/^online: chosen \([^,]*\), settled k \([0-9-]*\),.* \([0-9]*\) calls choosing, .* settled \([0-9-]*\) calls after hot, hot after [0-9]* calls$/\1 \2 \3 \4/p' \
                 "$out/runs/hyb-$tag.out")
             chosen=${1:--} sk=${2:--} nch=${3:-0} npr=$((${4:-0} + window))
             # every algorithm of the collective at every sweep radix, one window each

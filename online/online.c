@@ -116,9 +116,14 @@ struct hyt_online_key {
     int root_last;          /* root of the key's previous call */
     int root_step;          /* the step between consecutive roots (mod p) */
     int root_steps;         /* steps seen, all equal to root_step (-1: not a rotation) */
+    uint64_t root_n;        /* call of root_last */
     int period;             /* 0 undecided; 1: none (windows of HYTUNE_PROBE_CALLS) */
-    int root_phase;         /* root of the first window's first call */
-    int root_waits;         /* untimed calls waiting for that place of the root */
+    int fill;               /* loop-timed periodic windows: calls before the measured ones */
+    int rot_broken;         /* a root broke the rotation: plain windows from the next */
+    int warm;               /* warm-started: the first search only verifies (one window) */
+    int search_windows;     /* the most windows the search can time (HYTUNE_HOT_CALLS=auto) */
+    long search_calls;      /* the most calls it times (hyt_probe_search_calls) */
+    uint64_t choice_from;   /* choosing_calls when the latest choice opened */
     int window_plain;       /* HYTUNE_PROBE_CALLS */
     double window_t0;       /* loop-timed: the window's common start */
     double barrier_local;   /* rooted collectives: this rank's seconds in the
@@ -334,16 +339,21 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
                     warm >= 0 ? 1 : MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);
     hyt_probe_round_hint(&o->probe, o->k_round);
-    /* the most windows the search can time: one per candidate (a warm
-     * start only verifies: one), then the radix probe's windows after the
-     * winner's, if a candidate has a radix to probe */
-    int windows = warm >= 0 ? 1 : o->nc;
-    for (int i = 0; warm < 0 && i < o->nc; i++)
+    /* the most windows the search can time: one per candidate, then the
+     * radix probe's windows after the winner's, if a candidate has a radix
+     * to probe (a drift re-probe's budget); a warm start only verifies:
+     * one window before it settles */
+    int windows = o->nc;
+    for (int i = 0; i < o->nc; i++)
         if (o->cand[i].k_min < o->cand[i].k_max) {
             windows += MAX_WINDOWS - 1;
             break;
         }
-    o->hot = (uint64_t)hyt_probe_hot_calls(hyt_cfg.hot_calls, windows, window);
+    o->warm = warm >= 0;
+    o->search_windows = windows;
+    o->search_calls = hyt_probe_search_calls(windows, window, window);
+    o->hot = (uint64_t)hyt_probe_hot_calls(
+        hyt_cfg.hot_calls, o->warm ? hyt_probe_search_calls(1, window, window) : o->search_calls);
     o->window_from = o->hot > (uint64_t)window ? o->hot - (uint64_t)window + 1 : 1;
     o->state = ST_COUNT;
     key->ext = o;
@@ -380,6 +390,7 @@ static int choice_open(struct hyt_online_key *o, int inc)
         sd[c] = o->cand[i].sd;
     }
     hyt_choice_start(&o->choice, o->nc, pred, sd, hyt_cfg.probe_min_gain);
+    o->choice_from = o->choosing_calls;
     return o->cmap[o->choice.next];
 }
 
@@ -394,27 +405,43 @@ static void give_up(struct hyt_online_key *o)
     o->state = ST_OFF;
 }
 
-/* A rooted key's roots before its first window: a rotation is a constant
- * nonzero step between consecutive roots (the same on every rank: a root
- * is an argument every rank passes alike). */
+/* A rooted key's roots: before its first window, a rotation is a constant
+ * nonzero step between consecutive roots; once the windows follow it, a
+ * root off the step breaks it (the same on every rank: a root is an
+ * argument every rank passes alike).  Only consecutive calls are compared
+ * (a settled key sees only its drift windows' calls). */
 static void track_root(const hyt_comm_t *ctx, struct hyt_online_key *o, int root)
 {
-    if (o->root_steps >= 0 && o->n > 1) {
-        int d = ((root - o->root_last) % ctx->size + ctx->size) % ctx->size;
+    int d = ((root - o->root_last) % ctx->size + ctx->size) % ctx->size;
+    if (o->period == 0 && o->root_steps >= 0 && o->n > 1) {
         if (o->root_steps == 0)
             o->root_step = d;
         o->root_steps = d == o->root_step && d != 0 ? o->root_steps + 1 : -1;
+    } else if (o->period > 1 && o->root_n + 1 == o->n && d != o->root_step) {
+        o->rot_broken = 1;
     }
     o->root_last = root;
+    o->root_n = o->n;
+}
+
+/* The radix probe's windows (its start window included) after a choice
+ * that timed used calls (its winner's window is the probe's start): what
+ * the key's search has left, at most MAX_WINDOWS. */
+static int probe_budget(const struct hyt_online_key *o, long used)
+{
+    return hyt_probe_window_budget(o->search_calls - used + (used ? o->window : 0), o->window,
+                                   MAX_WINDOWS);
 }
 
 /* At the key's first window: a rotating root on a communicator whose nodes
  * hold ppn consecutive ranks each repeats the per-call times with the
  * root's place in its node, so the windows span whole periods of it
- * (hyt_probe_root_window) and their time is the mean over them.  Every
+ * (hyt_probe_root_window) and their time is the mean over them.  Any
+ * period's worth of consecutive calls holds every place of the root once,
+ * so a window starts at any call (no wait for a place of the root).  Every
  * input is the same on every rank (roots, the node layout, the timing
  * mode), so every rank sizes its windows alike. */
-static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o, int root)
+static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o)
 {
     o->period = 1;
     if (!hyt_coll_has_root(o->rule_alg->coll) || o->root_steps < 1 || !ctx->node_consecutive)
@@ -422,7 +449,8 @@ static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o, int r
     int period = hyt_probe_root_period(o->root_step, ctx->ppn);
     if (period <= 1)
         return;
-    int len = hyt_probe_root_window(o->window, period, o->loop_timed > 0);
+    int fill = o->loop_timed > 0; /* loop-timed: the first call's end is the fill */
+    int len = hyt_probe_root_window(o->window, period, fill);
     if (len <= 0)
         return;
     double *samples = malloc(2 * ((size_t)len + 2) * sizeof *samples);
@@ -433,7 +461,20 @@ static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o, int r
     o->global = samples + len + 2;
     o->window = len;
     o->period = period;
-    o->root_phase = root;
+    o->fill = fill;
+    /* the search over the longer windows times at most search_calls
+     * (the radix probe gets the windows they leave), and
+     * HYTUNE_HOT_CALLS=auto counts them: the key turns hot later */
+    o->search_calls = hyt_probe_search_calls(o->search_windows, len, o->window_plain);
+    if (!o->warm)
+        o->probe.max_windows = probe_budget(o, 0);
+    uint64_t hot = (uint64_t)hyt_probe_hot_calls(
+        hyt_cfg.hot_calls,
+        o->warm ? hyt_probe_search_calls(1, len, o->window_plain) : o->search_calls);
+    if (hot > o->hot && hot - (uint64_t)len + 1 > o->n) {
+        o->hot = hot;
+        o->window_from = hot - (uint64_t)len + 1;
+    }
 }
 
 /* Everything but the settled key's common call: kept out of line so the
@@ -453,7 +494,7 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         return 0;
     int back_to_back = o->last_seq && o->last_seq + 1 == ctx->seq;
     o->last_seq = ctx->seq;
-    if (o->period == 0 && root >= 0 && ctx->size > 1)
+    if (root >= 0 && ctx->size > 1)
         track_root(ctx, o, root);
     *alg = o->alg;
     if (o->state == ST_SETTLED) {
@@ -465,6 +506,14 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         *k = o->k_start;
         if (o->n < o->window_from)
             return 0;
+        /* at the key's first window: how its windows are timed (below),
+         * and how long they are (which may move the key's hot call) */
+        if (o->loop_timed < 0)
+            o->loop_timed = back_to_back;
+        if (o->period == 0)
+            decide_period(ctx, o);
+        if (o->n < o->window_from)
+            return 0;
         if (o->nc > 1 && o->chosen < 0)
             choice_begin(o, choice_open(o, 0)); /* the rule's own choice first */
         else
@@ -473,26 +522,12 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         *k = o->settled_k;
         return 0;
     }
-    /* at the key's first window: how its windows are timed (below) */
-    if (o->loop_timed < 0)
-        o->loop_timed = back_to_back;
-    if (o->period == 0)
-        decide_period(ctx, o, root);
-    /* a window of a rotating root starts at the same place of the root as
-     * the key's first (the calls before it run untimed); a root that no
-     * longer reaches it within a period has stopped rotating: plain windows
-     * from then on */
-    if (o->period > 1 && o->nsamples == 0 && !o->pending &&
-        ((root - o->root_phase) % o->period + o->period) % o->period != 0) {
-        if (++o->root_waits < o->period) {
-            *alg = o->alg;
-            *k = o->k_run;
-            return 0;
-        }
+    /* a root off the rotation: plain windows from the next window on */
+    if (o->period > 1 && o->rot_broken && o->nsamples == 0 && !o->pending) {
         o->period = 1;
+        o->fill = 0;
         o->window = o->window_plain;
     }
-    o->root_waits = 0;
     if (o->pending && ++o->misses > 2 * o->window) {
         give_up(o);
         *k = o->settled_k;
@@ -589,7 +624,7 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, i
      * next window */
     o->check_local = o->barrier_local + PMPI_Wtime() - t0;
     if (o->period > 1)
-        return hyt_probe_window_periodic(v, n, o->loop_timed > 0, o->period, spread);
+        return hyt_probe_window_periodic(v, n, o->loop_timed > 0 ? o->fill : 0, o->period, spread);
     return hyt_probe_window_time(v, n, o->loop_timed > 0, spread);
 }
 
@@ -674,7 +709,10 @@ static void choice_done(struct hyt_online_key *o)
               hyt_coll_name(o->alg->coll), o->alg->name, o->nc, c->best_t * 1e6);
     /* a winner without a radix (one k in range) settles on its window */
     int next = hyt_choice_probe_start(c, &o->probe, o->k_start, o->k_min, o->k_max,
-                                      hyt_cfg.probe_min_gain, o->k_min < o->k_max ? MAX_WINDOWS : 1,
+                                      hyt_cfg.probe_min_gain,
+                                      o->k_min < o->k_max
+                                          ? probe_budget(o, (long)(o->choosing_calls - o->choice_from))
+                                          : 1,
                                       o->k_hint, o->k_round);
     if (hyt_probe_settled(&o->probe))
         settle(o);
@@ -747,7 +785,7 @@ static void drift_window(struct hyt_online_key *o, double t, double s)
         return;
     }
     hyt_probe_start(&o->probe, o->settled_k, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
-                    MAX_WINDOWS);
+                    probe_budget(o, 0));
     hyt_probe_hint(&o->probe, o->k_hint);
     hyt_probe_round_hint(&o->probe, o->k_round);
     probe_window(o, o->settled_k, t, s, PT_DRIFT); /* the drift window is the new start */

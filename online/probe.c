@@ -434,25 +434,28 @@ int hyt_probe_root_period(int d, int ppn)
     return ppn / b;
 }
 
-int hyt_probe_root_window(int w, int period, int ends)
+int hyt_probe_root_window(int w, int period, int fill)
 {
-    int want = ends ? w - 1 : w; /* calls the plain window measures */
+    int want = fill ? w - 1 : w; /* calls the plain window measures */
     if (want < 1)
         want = 1;
     if (period <= 1)
         return w;
     int m = (want + period - 1) / period;
-    int len = (ends ? 1 : 0) + m * period;
-    return len <= 2 * (w > 1 ? w : 1) ? len : 0;
+    /* the period must fit a window's cost: with one fill call (or none)
+     * within twice the plain window */
+    if ((fill ? 1 : 0) + m * period > 2 * (w > 1 ? w : 1))
+        return 0;
+    return fill + m * period;
 }
 
-double hyt_probe_window_periodic(double *g, int n, int ends, int period, double *spread)
+double hyt_probe_window_periodic(double *g, int n, int fill, int period, double *spread)
 {
-    if (ends && n > 1) {
-        for (int i = n - 1; i > 0; i--)
+    if (fill > 0 && n > fill) {
+        for (int i = n - 1; i >= fill; i--)
             g[i] -= g[i - 1];
-        g++; /* the first call's end: the pipeline's fill */
-        n--;
+        g += fill; /* the first fill calls' ends: the pipeline's fill */
+        n -= fill;
     }
     if (spread)
         *spread = 0;
@@ -498,11 +501,29 @@ long hyt_probe_drift_calls(double check_s, double settled_t, unsigned long long 
            : d > HYT_DRIFT_MAX_CALLS ? HYT_DRIFT_MAX_CALLS : (long)d;
 }
 
-long hyt_probe_hot_calls(long setting, int search_windows, int window)
+long hyt_probe_search_calls(int windows, int len, int plain)
+{
+    long w = windows > 1 ? windows : 1, n = w * (len > 1 ? len : 1);
+    if (len <= plain)
+        return n;
+    long cap = w * (plain > 1 ? plain : 1);
+    if (cap < HYT_SEARCH_MAX_CALLS)
+        cap = HYT_SEARCH_MAX_CALLS;
+    return n < cap ? n : cap;
+}
+
+int hyt_probe_window_budget(long calls_left, int len, int max_windows)
+{
+    long w = calls_left / (len > 1 ? len : 1);
+    if (w > max_windows)
+        w = max_windows;
+    return w > 1 ? (int)w : 1;
+}
+
+long hyt_probe_hot_calls(long setting, long search_calls)
 {
     if (setting >= 1)
         return setting;
-    long n = (long)HYT_HOT_REPAY * (search_windows > 1 ? search_windows : 1) *
-             (window > 1 ? window : 1);
+    long n = (long)HYT_HOT_REPAY * (search_calls > 1 ? search_calls : 1);
     return n > HYT_HOT_MIN_CALLS ? n : HYT_HOT_MIN_CALLS;
 }

@@ -100,20 +100,21 @@ double hyt_probe_window_time(double *g, int n, int ends, double *spread);
  * no rotation, d <= 0).  A window whose measured calls span whole periods
  * sees every place of the root equally often, whatever call it starts at,
  * so candidates compared over such windows are measured on the same roots:
- * hyt_probe_root_window gives its calls for HYTUNE_PROBE_CALLS = w (ends:
- * loop-timed, whose first call's end carries the pipeline's fill and is
- * not measured: 1 + m x period calls; per call: m x period calls; m the
- * fewest whole periods that measure at least as many calls as the plain
- * window; 0 when that is more than twice w: a period too long to span at
- * a window's cost, whose key keeps the plain windows), and
- * hyt_probe_window_periodic its time: the mean over the
- * measured calls (what a loop pays over its periods; a median would pick
+ * hyt_probe_root_window gives its calls for HYTUNE_PROBE_CALLS = w (fill:
+ * the first calls not measured, 0 when timed per call; loop-timed, the
+ * first call's end carries the pipeline's fill: 1; fill + m x period
+ * calls, m the fewest whole periods that measure at least as many calls
+ * as the plain window; 0 when m x period plus one fill call (if any) is
+ * more than twice w: a period too long to span at a window's cost, whose
+ * key keeps the plain windows), and hyt_probe_window_periodic its time
+ * (fill > 0: of the increments of the ends after the first fill calls'):
+ * the mean over the measured calls (what a loop pays over its periods; a median would pick
  * one place of the root).  Its spread: the relative median deviation of
  * each call from the mean of its place over the window's periods (0 with
  * one period: a place's difference is no noise). */
 int hyt_probe_root_period(int d, int ppn);
-int hyt_probe_root_window(int w, int period, int ends);
-double hyt_probe_window_periodic(double *g, int n, int ends, int period, double *spread);
+int hyt_probe_root_window(int w, int period, int fill);
+double hyt_probe_window_periodic(double *g, int n, int fill, int period, double *spread);
 /* Has a settled key drifted: window time now_t clearly above settled_t? */
 int hyt_probe_drifted(double settled_t, double now_t, double factor);
 /* HYTUNE_DRIFT_INTERVAL=auto: calls between drift checks of a settled key
@@ -129,18 +130,32 @@ int hyt_probe_drifted(double settled_t, double now_t, double factor);
 #define HYT_DRIFT_MIN_CALLS 16
 #define HYT_DRIFT_MAX_CALLS 1000
 long hyt_probe_drift_calls(double check_s, double settled_t, unsigned long long stable);
+/* The most calls a key's search can time: windows windows of len calls
+ * (one per candidate of its shortlist, plus the radix probe's after the
+ * winner's).  Windows longer than the plain ones (plain calls: whole
+ * periods of a rotating root) bound the search instead at
+ * HYT_SEARCH_MAX_CALLS, or at what the plain windows would time when that
+ * is more: the radix probe then gets the windows the calls left after the
+ * choice pay for (hyt_probe_window_budget). */
+#define HYT_SEARCH_MAX_CALLS 40
+long hyt_probe_search_calls(int windows, int len, int plain);
+/* The windows (the start window included) a radix probe of windows of len
+ * calls may take with calls_left calls: at most max_windows, at least 1. */
+int hyt_probe_window_budget(long calls_left, int len, int max_windows);
 /* HYTUNE_HOT_CALLS: the key's call after which it turns hot (its search
  * starts on the next call; the last window calls up to it are the start
  * window).  setting >= 1 (a number): that call, for every key.  auto
- * (setting < 0): HYT_HOT_REPAY x the most calls the key's search can time
- * (search_windows windows of window calls: one per candidate of its
- * shortlist, plus the radix probe's windows after its start), at least
- * HYT_HOT_MIN_CALLS.  A key that has run N calls is taken to run about as
- * many more, so the search starts only once the calls left could repay
- * it; a key called fewer times keeps the table's choice.  Every input is
- * the same on every rank (setting, table, communicator size). */
+ * (setting < 0): HYT_HOT_REPAY x search_calls, the most calls the key's
+ * search can time (hyt_probe_search_calls), at least HYT_HOT_MIN_CALLS.
+ * A key's future calls are not known; taking the fraction of its life
+ * already run as uniform, a key that has run n calls runs at least x more
+ * with probability n / (n + x).  At n = 3 x search_calls the search
+ * finishes with probability 3/4, and has as many calls again after it to
+ * repay its cost with probability 3/5; a key called fewer times keeps the
+ * table's choice.  Every input is the same on every rank (setting, table,
+ * communicator, the roots of the key's calls). */
 #define HYT_HOT_MIN_CALLS 16
-#define HYT_HOT_REPAY 2
-long hyt_probe_hot_calls(long setting, int search_windows, int window);
+#define HYT_HOT_REPAY 3
+long hyt_probe_hot_calls(long setting, long search_calls);
 
 #endif

@@ -76,8 +76,9 @@ static const env_var_t vars[] = {
     HYT_COLL_LIST(FORCE_VAR)
     {"HYTUNE_HOT_CALLS", T_LONG, &hyt_cfg.hot_calls, "auto", "auto|1..1000000000",
      "calls of one (communicator, collective, size bucket) before hybrid mode tunes it; auto: "
-     "twice the calls its search can time (its shortlist's windows and the radix probe's), "
-     "at least 16, so a key called too few times to repay the search keeps the table's choice",
+     "three times the calls its search can time (its shortlist's windows and the radix "
+     "probe's), at least 16, so a key called too few times to repay the search keeps the "
+     "table's choice",
      S_ALL_EQ},
     {"HYTUNE_PROBE_CALLS", T_LONG, &hyt_cfg.probe_calls, "3", "1..1000",
      "calls timed per probed radix (the median decides)",

@@ -211,10 +211,10 @@ int main(int argc, char **argv)
         if (online)
             printf("online: chosen %s, settled k %d, state %s, %d candidates, %lld calls "
                    "choosing, %lld probing calls, %d choices, %d switches, %d re-probes, "
-                   "settled %lld calls after hot\n",
+                   "settled %lld calls after hot, hot after %lld calls\n",
                    chosen, info.settled_k, info.state, info.candidates, info.choosing_calls,
                    info.probing_calls, info.choices, info.switches, info.reprobes,
-                   info.calls_after_hot);
+                   info.calls_after_hot, info.hot_calls);
         if (calls > 1) /* the first call (with the communicator's set-up) apart */
             printf("loop: first call %.3f us, then %.3f us/call, end %.3f us\n",
                    (t_max[0] - t0) * 1e6, (t_max[1] - t_max[0]) / (calls - 1) * 1e6,

@@ -209,6 +209,14 @@ static void test_rooted_rotation(void)
     double g[] = {12.0, 13.93, 21.25, 27.77, 35.09}, s = -1;
     double t = hyt_probe_window_periodic(g, 5, 1, 4, &s);
     CHECK(fabs(t - 5.7725) < 1e-9 && s == 0, "periodic window %g spread %g", t, s);
+    /* more fill calls: the increments after them (a window that lets the
+     * pipeline run a period before it measures) */
+    double f[] = {10.0, 20.0, 21.0, 23.0, 26.0, 30.0};
+    double tf = hyt_probe_window_periodic(f, 6, 2, 4, NULL);
+    CHECK(fabs(tf - 2.5) < 1e-9 && hyt_probe_root_window(3, 4, 2) == 6 &&
+              hyt_probe_root_window(3, 4, 4) == 8 && hyt_probe_root_window(3, 8, 4) == 0,
+          "fill 2: %g, windows %d %d", tf, hyt_probe_root_window(3, 4, 2),
+          hyt_probe_root_window(3, 4, 4));
     /* two periods: each call against the mean of its place */
     double h[] = {2.0, 7.0, 2.2, 7.4}, s2 = -1;
     double t2 = hyt_probe_window_periodic(h, 4, 0, 2, &s2);

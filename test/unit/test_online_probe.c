@@ -498,29 +498,48 @@ static void helpers(void)
         CHECK(checks >= 20 && checks <= 40 && !late, "10,000 stable calls: %llu checks%s", checks,
               late ? ", one gap too long" : "");
     }
-    /* HYTUNE_HOT_CALLS: a number is kept for every key; auto is twice the
-     * calls the key's search can time, at least 16 */
-    CHECK(hyt_probe_hot_calls(16, 12, 3) == 16 && hyt_probe_hot_calls(1, 99, 3) == 1 &&
-              hyt_probe_hot_calls(500, 1, 1) == 500, "a number is the threshold");
-    CHECK(hyt_probe_hot_calls(-1, 9, 3) == 54, "auto, radix probe alone (9 windows of 3): %ld",
-          hyt_probe_hot_calls(-1, 9, 3));
-    CHECK(hyt_probe_hot_calls(-1, 4 + 8, 3) == 72, "auto, four candidates and the probe: %ld",
-          hyt_probe_hot_calls(-1, 12, 3));
-    CHECK(hyt_probe_hot_calls(-1, 1, 3) == HYT_HOT_MIN_CALLS &&
-              hyt_probe_hot_calls(-1, 2, 3) == HYT_HOT_MIN_CALLS,
-          "auto, a warm start's one window or a choice of two without radix: at least 16");
-    CHECK(hyt_probe_hot_calls(-1, 3, 3) == 18, "auto, three windows: %ld",
-          hyt_probe_hot_calls(-1, 3, 3));
-    CHECK(hyt_probe_hot_calls(-1, 9, 5) == 90 && hyt_probe_hot_calls(-1, 9, 1) == 18,
+    /* HYTUNE_HOT_CALLS: a number is kept for every key; auto is three
+     * times the calls the key's search can time, at least 16 */
+    CHECK(hyt_probe_hot_calls(16, 36) == 16 && hyt_probe_hot_calls(1, 297) == 1 &&
+              hyt_probe_hot_calls(500, 1) == 500, "a number is the threshold");
+    CHECK(hyt_probe_search_calls(9, 3, 3) == 27 && hyt_probe_hot_calls(-1, 27) == 81,
+          "auto, radix probe alone (9 windows of 3): %ld calls, hot after %ld",
+          hyt_probe_search_calls(9, 3, 3), hyt_probe_hot_calls(-1, 27));
+    CHECK(hyt_probe_search_calls(4 + 8, 3, 3) == 36 && hyt_probe_hot_calls(-1, 36) == 108,
+          "auto, four candidates and the probe: %ld", hyt_probe_hot_calls(-1, 36));
+    CHECK(hyt_probe_hot_calls(-1, hyt_probe_search_calls(1, 3, 3)) == HYT_HOT_MIN_CALLS &&
+              hyt_probe_hot_calls(-1, hyt_probe_search_calls(2, 1, 1)) == HYT_HOT_MIN_CALLS,
+          "auto, a warm start's one window or a choice of two 1-call windows: at least 16");
+    CHECK(hyt_probe_hot_calls(-1, hyt_probe_search_calls(9, 5, 5)) == 135 &&
+              hyt_probe_hot_calls(-1, hyt_probe_search_calls(9, 1, 1)) == 27,
           "auto follows HYTUNE_PROBE_CALLS");
-    CHECK(hyt_probe_hot_calls(-1, 0, 0) == HYT_HOT_MIN_CALLS, "auto, nothing to time");
+    CHECK(hyt_probe_hot_calls(-1, 0) == HYT_HOT_MIN_CALLS, "auto, nothing to time");
+    /* windows spanning a rotating root's period (5 calls where the plain
+     * ones take 3) are counted, up to HYT_SEARCH_MAX_CALLS or the plain
+     * search's calls when those are more */
+    CHECK(hyt_probe_search_calls(2 + 8, 5, 3) == HYT_SEARCH_MAX_CALLS &&
+              hyt_probe_hot_calls(-1, hyt_probe_search_calls(10, 5, 3)) == 3 * 40,
+          "periodic windows, two candidates: %ld calls", hyt_probe_search_calls(10, 5, 3));
+    CHECK(hyt_probe_search_calls(1, 5, 3) == 5 && hyt_probe_search_calls(6, 4, 3) == 24 &&
+              hyt_probe_search_calls(9, 9, 5) == 45 && hyt_probe_search_calls(9, 7, 5) == 45,
+          "periodic windows under the cap, or above it when the plain search is longer: %ld %ld",
+          hyt_probe_search_calls(6, 4, 3), hyt_probe_search_calls(9, 7, 5));
+    /* the radix probe's windows from the calls the search has left */
+    CHECK(hyt_probe_window_budget(40, 5, 9) == 8 && hyt_probe_window_budget(100, 5, 9) == 9 &&
+              hyt_probe_window_budget(3, 5, 9) == 1 && hyt_probe_window_budget(-7, 5, 9) == 1 &&
+              hyt_probe_window_budget(27, 3, 9) == 9 && hyt_probe_window_budget(26, 3, 9) == 8,
+          "window budget: %d %d %d", hyt_probe_window_budget(40, 5, 9),
+          hyt_probe_window_budget(3, 5, 9), hyt_probe_window_budget(26, 3, 9));
     {
         /* the point of auto: the search (its calls at up to the slowest
-         * candidate's time) starts only when the calls so far, as many as
-         * are taken to follow, number at least twice its calls */
+         * candidate's time) starts only when the calls so far number at
+         * least three times its calls: taking the elapsed fraction of the
+         * key's life as uniform, it then finishes with probability >= 3/4
+         * (n / (n + S)) and has S more calls to repay it with >= 3/5 */
         for (int w = 1; w <= 8 + 8; w++) {
-            long n = hyt_probe_hot_calls(-1, w, 3);
-            CHECK(n >= 2L * w * 3 && n >= HYT_HOT_MIN_CALLS && (n == HYT_HOT_MIN_CALLS || n == 2L * w * 3),
+            long s = hyt_probe_search_calls(w, 3, 3), n = hyt_probe_hot_calls(-1, s);
+            CHECK(n >= 3 * s && (n == HYT_HOT_MIN_CALLS || n == 3 * s) &&
+                      (double)n / (double)(n + s) >= 0.75 && (double)n / (double)(n + 2 * s) >= 0.6,
                   "auto, %d windows: %ld", w, n);
         }
     }
