@@ -4,6 +4,7 @@
  * copy or a variable set for one program of an MPMD launch would otherwise
  * make that rank run other algorithms than the rest, and the job hangs. */
 #include "src/agree.h"
+#include "algorithms/p2p.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -279,73 +280,92 @@ int hyt_init_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
     return rc;
 }
 
-/* Bruck's allgather of variable records: before the round of distance d a
- * rank holds the records of itself and the d - 1 ranks after it (rank
- * order, wrapping); it sends the first min(d, size - d) of them to the rank
- * d before it and appends as many from the rank d after it. */
-int hyt_init_allgather(const void *mine, int len, int maxlen, char **all, int *lens, MPI_Comm comm)
+/* Blocks i and j (len bytes each) of a trade places. */
+static void swap_blocks(char *a, size_t len, int i, int j)
+{
+    char *x = a + (size_t)i * len, *y = a + (size_t)j * len;
+    for (size_t b = 0; b < len; b++) {
+        char t = x[b];
+        x[b] = y[b];
+        y[b] = t;
+    }
+}
+
+/* Blocks lo .. hi - 1 of a in reverse order. */
+static void reverse_blocks(char *a, size_t len, int lo, int hi)
+{
+    for (hi--; lo < hi; lo++, hi--)
+        swap_blocks(a, len, lo, hi);
+}
+
+/* Bruck's allgather of records of one length: before the round of distance
+ * d a rank holds the records of itself and the d - 1 ranks after it (rank
+ * order, wrapping) in all's first d blocks; it sends the first min(d, size
+ * - d) of them to the rank d before it and appends as many from the rank d
+ * after it.  Then all is rotated by rank blocks, in place, into rank order. */
+int hyt_init_allgather(const void *mine, int len, void *all, MPI_Comm comm)
 {
     int rank, size, rc = MPI_SUCCESS;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    *all = NULL;
-    if (len < 0 || len > maxlen)
+    if (len < 0)
         return MPI_ERR_COUNT;
-    size_t rec = sizeof len + (size_t)maxlen, used = sizeof len + (size_t)len;
-    char *buf = malloc(rec * (size_t)size);
-    if (!buf)
-        return MPI_ERR_NO_MEM; /* the job cannot go on with the others waiting: say so */
-    memcpy(buf, &len, sizeof len);
-    memcpy(buf + sizeof len, mine, (size_t)len);
+    char *buf = all;
+    memcpy(buf, mine, (size_t)len);
     for (int d = 1; d < size && rc == MPI_SUCCESS; d *= 2) {
-        int cnt = size - d < d ? size - d : d, l;
-        size_t ext = 0; /* bytes of the first cnt records */
-        for (int j = 0; j < cnt; j++) {
-            memcpy(&l, buf + ext, sizeof l);
-            ext += sizeof l + (size_t)l;
-        }
-        MPI_Status st;
-        int n = 0;
-        rc = PMPI_Sendrecv(buf, (int)ext, MPI_BYTE, (rank - d + size) % size, INIT_TAG,
-                           buf + used, (int)(rec * (size_t)cnt), MPI_BYTE, (rank + d) % size,
-                           INIT_TAG, comm, &st);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Get_count(&st, MPI_BYTE, &n);
-        used += rc == MPI_SUCCESS ? (size_t)n : 0;
+        int cnt = size - d < d ? size - d : d;
+        rc = PMPI_Sendrecv(buf, cnt * len, MPI_BYTE, (rank - d + size) % size, INIT_TAG,
+                           buf + (size_t)d * (size_t)len, cnt * len, MPI_BYTE, (rank + d) % size,
+                           INIT_TAG, comm, MPI_STATUS_IGNORE);
     }
-    /* records of ranks rank, rank + 1, ...: into rank order */
-    char *out = rc == MPI_SUCCESS ? malloc(used) : NULL;
-    if (rc == MPI_SUCCESS && !out)
-        rc = MPI_ERR_NO_MEM;
-    size_t o = 0;
-    int *at = rc == MPI_SUCCESS ? malloc((size_t)size * sizeof *at) : NULL;
-    if (rc == MPI_SUCCESS && !at)
-        rc = MPI_ERR_NO_MEM;
-    for (int j = 0; rc == MPI_SUCCESS && j < size; j++) {
-        int r = (rank + j) % size;
-        if (o + sizeof len > used) {
-            rc = MPI_ERR_TRUNCATE;
-            break;
-        }
-        memcpy(&lens[r], buf + o, sizeof len);
-        o += sizeof len;
-        if (lens[r] < 0 || (size_t)lens[r] > used - o) {
-            rc = MPI_ERR_TRUNCATE;
-            break;
-        }
-        at[r] = (int)o;
-        o += (size_t)lens[r];
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* block j holds rank (rank + j) % size: rotate right by rank blocks */
+    reverse_blocks(buf, (size_t)len, 0, size);
+    reverse_blocks(buf, (size_t)len, 0, rank);
+    reverse_blocks(buf, (size_t)len, rank, size);
+    note_synced(comm, rc);
+    return MPI_SUCCESS;
+}
+
+int hyt_init_gatherv(const void *mine, int len, const int *lens, char **all, int *displs,
+                     MPI_Comm comm)
+{
+    int rank, size, rc = MPI_SUCCESS;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    if (rank != 0)
+        return len > 0 ? PMPI_Send(mine, len, MPI_BYTE, 0, INIT_TAG, comm) : MPI_SUCCESS;
+    *all = NULL;
+    size_t total = 0;
+    int nrecv = 0;
+    for (int r = 0; r < size; r++) {
+        if (lens[r] < 0)
+            return MPI_ERR_COUNT;
+        displs[r] = (int)total;
+        total += (size_t)lens[r];
+        nrecv += r > 0 && lens[r] > 0;
     }
-    for (int r = 0, w = 0; rc == MPI_SUCCESS && r < size; w += lens[r++])
-        memcpy(out + w, buf + at[r], (size_t)lens[r]);
-    free(at);
-    free(buf);
+    char *out = malloc(total ? total : 1);
+    MPI_Request *req = malloc((size_t)(nrecv ? nrecv : 1) * sizeof *req);
+    if (!out || !req) {
+        free(out);
+        free(req);
+        return MPI_ERR_NO_MEM;
+    }
+    memcpy(out, mine, (size_t)lens[0]);
+    int n = 0;
+    for (int r = 1; r < size && rc == MPI_SUCCESS; r++)
+        if (lens[r] > 0)
+            rc = PMPI_Irecv(out + displs[r], lens[r], MPI_BYTE, r, INIT_TAG, comm, &req[n++]);
+    if (rc == MPI_SUCCESS)
+        rc = hyt_p2p_waitall(n, req);
+    free(req);
     if (rc != MPI_SUCCESS) {
         free(out);
         return rc;
     }
     *all = out;
-    note_synced(comm, rc);
     return MPI_SUCCESS;
 }
 

@@ -97,15 +97,20 @@ int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm);
  * messages cost and set up nothing in the MPI library.
  * hyt_init_allmin: v[i] becomes the minimum of v[i] over comm's ranks.
  * hyt_init_bcast: rank 0's buffer to every rank.
- * hyt_init_allgather: every rank's len bytes (at most maxlen, the same on
- * every rank) to every rank, Bruck's allgather (log2 of the ranks rounds,
- * however many ranks send nothing): *all (malloc'd, free it) holds them in
- * rank order and lens[r] (size entries) rank r's length.
+ * hyt_init_allgather: every rank's len bytes (len the same on every rank)
+ * to every rank, Bruck's allgather (log2 of the ranks rounds): all (size x
+ * len bytes, the caller's) holds them in rank order.
+ * hyt_init_gatherv: rank 0 receives, all at once, lens[r] bytes from each
+ * rank r whose lens[r] (rank 0's array) is above 0, which sends its len
+ * bytes; *all (rank 0, malloc'd, free it) holds them in rank order, rank r's
+ * from displs[r] (rank 0's own len bytes first, lens[0] of them).
  * hyt_init_synced: every rank of MPI_COMM_WORLD has been heard from (an
  * exchange above completed on it), so every rank has passed MPI_Init. */
 int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm);
 int hyt_init_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm);
-int hyt_init_allgather(const void *mine, int len, int maxlen, char **all, int *lens, MPI_Comm comm);
+int hyt_init_allgather(const void *mine, int len, void *all, MPI_Comm comm);
+int hyt_init_gatherv(const void *mine, int len, const int *lens, char **all, int *displs,
+                     MPI_Comm comm);
 extern int hyt_init_synced;
 
 /* src/settings.c: read the mode, table, warm start, forced algorithms and

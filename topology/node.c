@@ -9,14 +9,16 @@
  *      split (local calls on the split's group);
  *   2. node hardware from hwloc (loaded once per process, not under SimGrid
  *      where it would see the simulating host) and HYTUNE_NODE_HW;
- *   3. every rank's leader and facts, and the leaders' hostnames and Slurm
- *      addresses, go to every rank in one allgather (src/agree.h: the
- *      point-to-point exchanges for MPI_Init); from them every rank numbers
- *      the nodes and takes the smallest value of each fact;
+ *   3. every rank's leader, facts and name length (a record of fixed size)
+ *      go to every rank in one allgather (src/agree.h: the point-to-point
+ *      exchanges for MPI_Init); from them every rank numbers the nodes and
+ *      takes the smallest value of each fact;
  *   4. network groups: one per node, decided alike on every rank, unless
- *      HYTUNE_NETWORK_FILE is set or a node has a Slurm address: then world
- *      rank 0 assigns them and its whole answer goes to every rank in one
- *      broadcast.
+ *      HYTUNE_NETWORK_FILE is set or a node has a Slurm address: then the
+ *      leaders' hostnames and Slurm addresses go to world rank 0, which
+ *      assigns the groups, and its whole answer goes to every rank in one
+ *      broadcast.  Otherwise the hostnames go to world rank 0 only when
+ *      `hytune topo` prints them.
  * Every communicator's node model is then derived locally (src/comm.c). */
 #include "topology/topology.h"
 #include "src/agree.h"
@@ -143,8 +145,10 @@ static void assign_groups(char **addrs, int *group)
 }
 
 /* What each rank sends every rank: its leader, the length of its name
- * (leaders only: "hostname\nslurm-address"), its node's facts. */
-enum { REC_LEADER, REC_LEN, REC_HW, REC_INTS = REC_HW + HYT_HW_NFACTS };
+ * (leaders only: "hostname\nslurm-address"), REC_WANT 1 if that has a
+ * Slurm address or the rank has HYTUNE_NETWORK_FILE set (either makes world
+ * rank 0 assign the groups, on every rank alike), its node's facts. */
+enum { REC_LEADER, REC_LEN, REC_WANT, REC_HW, REC_INTS = REC_HW + HYT_HW_NFACTS };
 
 static void split_names(const char *buf, const int *lens, const int *displs, char **addrs)
 {
@@ -155,7 +159,8 @@ static void split_names(const char *buf, const int *lens, const int *displs, cha
             continue;
         const char *s = buf + displs[i], *nl = strchr(s, '\n');
         node_names[node] = strndup(s, (size_t)(nl - s));
-        addrs[node] = nl[1] ? strdup(nl + 1) : NULL;
+        if (addrs)
+            addrs[node] = nl[1] ? strdup(nl + 1) : NULL;
         node++;
     }
 }
@@ -220,6 +225,39 @@ static void free_strings(char ***v, int n)
     *v = NULL;
 }
 
+/* This rank's name if it leads its node: "hostname\nslurm-address" and
+ * its zero (the address may be empty); its bytes (0: not a leader). */
+static int my_name(int lead, char *me, size_t size, int *addr)
+{
+    me[0] = 0;
+    *addr = 0;
+    if (!lead)
+        return 0;
+    char host[MPI_MAX_PROCESSOR_NAME];
+    int hl = 0;
+    PMPI_Get_processor_name(host, &hl);
+    const char *a = getenv("SLURM_TOPOLOGY_ADDR");
+    snprintf(me, size, "%.*s\n%.255s", hl, host, a ? a : "");
+    *addr = a && a[0];
+    return (int)strlen(me) + 1;
+}
+
+/* Without a network file or Slurm addresses the names are not exchanged in
+ * MPI_Init (groups are one per node): world rank 0 keeps every rank's name
+ * length, and `hytune topo` gathers the names (gather_names). */
+static int *name_len;  /* world rank 0, until the names are gathered: per world rank */
+static int names_held; /* world rank 0 has node_names (the same on every rank) */
+static int i_lead;     /* this rank leads its node */
+
+/* The leaders' names to world rank 0 (lens: rank 0's, every rank's
+ * length): *buf, lens and displs as split_names reads them. */
+static int gather_names(const int *lens, char **buf, int *displs)
+{
+    char me[MPI_MAX_PROCESSOR_NAME + 256];
+    int addr, len = my_name(i_lead, me, sizeof me, &addr);
+    return hyt_init_gatherv(me, len, lens, buf, displs, MPI_COMM_WORLD);
+}
+
 int hyt_topo_init(void)
 {
     PMPI_Comm_size(MPI_COMM_WORLD, &hyt_world_size);
@@ -229,56 +267,38 @@ int hyt_topo_init(void)
     if (rc != MPI_SUCCESS)
         return rc;
     local_hw(on_node);
-    char me[MPI_MAX_PROCESSOR_NAME + 256] = "";
-    if (leader == hyt_world_rank) {
-        char host[MPI_MAX_PROCESSOR_NAME];
-        int hl = 0;
-        PMPI_Get_processor_name(host, &hl);
-        const char *addr = getenv("SLURM_TOPOLOGY_ADDR");
-        snprintf(me, sizeof me, "%.*s\n%.255s", hl, host, addr ? addr : "");
-    }
-    /* one record per rank: its ints, then its name (leaders only) */
-    int len = (int)strlen(me) + (me[0] ? 1 : 0), mine[REC_INTS];
+    i_lead = leader == hyt_world_rank;
+    char me[MPI_MAX_PROCESSOR_NAME + 256];
+    int mine[REC_INTS];
     mine[REC_LEADER] = leader;
-    mine[REC_LEN] = len;
+    mine[REC_LEN] = my_name(i_lead, me, sizeof me, &mine[REC_WANT]);
+    mine[REC_WANT] |= hyt_cfg.network_file != NULL;
     memcpy(mine + REC_HW, node_hw.val, sizeof node_hw.val);
-    char rec_me[sizeof mine + sizeof me];
-    memcpy(rec_me, mine, sizeof mine);
-    memcpy(rec_me + sizeof mine, me, (size_t)len);
     int nans = ANS_NODE_OF + 2 * p;
     int *ans = malloc((size_t)nans * sizeof *ans);
     int *rec = malloc((size_t)p * REC_INTS * sizeof *rec);
-    int *lens = malloc((size_t)p * 2 * sizeof *lens), *displs = lens ? lens + p : NULL;
+    /* world rank 0: every rank's name length, then where its name is */
+    int *lens = root ? malloc((size_t)p * 2 * sizeof *lens) : NULL, *displs = lens ? lens + p : NULL;
     char *buf = NULL;
-    if (!ans || !rec || !lens)
+    if (!ans || !rec || (root && !lens))
         rc = MPI_ERR_NO_MEM; /* the job cannot go on with the others waiting: say so */
+    /* one record of fixed size per rank; the names only to world rank 0, and
+     * only when it assigns the groups: a network file on any rank (rank 0
+     * reads its own), or a Slurm address on any node (then its whole answer
+     * is broadcast: the file could differ between nodes) */
     if (rc == MPI_SUCCESS)
-        rc = hyt_init_allgather(rec_me, (int)sizeof mine + len, (int)sizeof rec_me, &buf, lens,
-                                MPI_COMM_WORLD);
-    /* split the records into the ints and the names (packed in place);
-     * a Slurm address on any node: its groups are decided by rank 0 */
-    size_t o = 0, w = 0;
-    int slurm = 0;
+        rc = hyt_init_allgather(mine, (int)sizeof mine, rec, MPI_COMM_WORLD);
+    int by_root = 0;
     for (int i = 0; rc == MPI_SUCCESS && i < p; i++) {
-        int rl = lens[i] - (int)sizeof mine;
-        if (rl < 0) {
-            rc = MPI_ERR_TRUNCATE;
-            break;
-        }
-        memcpy(rec + i * REC_INTS, buf + o, sizeof mine);
-        memmove(buf + w, buf + o + sizeof mine, (size_t)rl);
-        const char *nl = rl ? memchr(buf + w, '\n', (size_t)rl) : NULL;
-        slurm |= nl && nl[1];
-        lens[i] = rl;
-        displs[i] = (int)w;
-        o += (size_t)lens[i] + sizeof mine;
-        w += (size_t)rl;
+        by_root |= rec[i * REC_INTS + REC_WANT];
+        if (lens)
+            lens[i] = rec[i * REC_INTS + REC_LEN];
     }
+    if (rc == MPI_SUCCESS && by_root)
+        rc = gather_names(lens, &buf, displs);
+    names_held = by_root;
     /* every rank holds every record: without a network file or Slurm
-     * addresses (one group per node) every rank decides alike from them;
-     * otherwise rank 0 reads the file and its answer is broadcast (the
-     * file could differ between nodes) */
-    int by_root = hyt_cfg.network_file || slurm;
+     * addresses (one group per node) every rank decides alike from them */
     if (rc == MPI_SUCCESS && (root || !by_root))
         decide(rec, buf, lens, displs, ans);
     if (!root) {
@@ -286,8 +306,11 @@ int hyt_topo_init(void)
         free_strings(&group_paths, hyt_world_nodes);
     }
     free(rec);
-    free(lens);
     free(buf);
+    if (rc == MPI_SUCCESS && root && !by_root)
+        name_len = lens; /* for gather_names in `hytune topo` */
+    else
+        free(lens);
     if (rc == MPI_SUCCESS && by_root)
         rc = hyt_init_bcast(ans, nans, MPI_INT, MPI_COMM_WORLD);
     int nodes = rc == MPI_SUCCESS ? ans[ANS_NODES] : 0;
@@ -310,6 +333,8 @@ int hyt_topo_init(void)
         free(node_group);
         hyt_world_node_of = NULL;
         node_group = NULL;
+        free(name_len);
+        name_len = NULL;
     }
     free(ans);
     return rc;
@@ -317,6 +342,9 @@ int hyt_topo_init(void)
 
 void hyt_topo_finalize(void)
 {
+    free(name_len);
+    name_len = NULL;
+    names_held = 0;
     free_strings(&node_names, hyt_world_nodes);
     free_strings(&group_paths, hyt_world_nodes);
     free(node_group);
@@ -370,10 +398,31 @@ static void print_nodes(FILE *out)
         fprintf(out, "  ... %d more nodes\n", hyt_world_nodes - PRINT_MAX);
 }
 
-/* `hytune topo`: print the node model (out NULL: ranks other than 0). */
+/* The leaders' names to world rank 0's node_names, if MPI_Init did not
+ * bring them (every rank calls it). */
+static void fetch_names(void)
+{
+    if (names_held)
+        return;
+    names_held = 1;
+    char *buf = NULL;
+    int *displs = hyt_world_rank == 0 && name_len ? malloc((size_t)hyt_world_size * sizeof *displs)
+                                                  : NULL;
+    if (hyt_world_rank == 0 && !displs)
+        return; /* no memory: names print as "?"; the leaders' sends are unmatched */
+    if (gather_names(name_len, &buf, displs) == MPI_SUCCESS && buf)
+        split_names(buf, name_len, displs, NULL);
+    free(buf);
+    free(displs);
+}
+
+/* `hytune topo`: print the node model; every rank calls it (out NULL:
+ * ranks other than 0), since world rank 0 gathers the nodes' names. */
 int hyt_topo_print(FILE *out)
 {
     hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
+    if (ctx)
+        fetch_names();
     if (!out)
         return 0;
     if (!ctx) {
