@@ -310,10 +310,11 @@ double hyt_rule_gain(const hyt_rule_t *r, int ranks, uint64_t bytes, int *known)
     double gb = gain_at_bytes(&r->gains[below], below_n, bytes);
     if (above < 0 || above == below)
         return gb;
+    /* between two measured scales: the lower of their gains. A gain that
+     * grows (or turns) between 16 and 256 ranks says nothing sure about 32,
+     * and buying the duplicate on an overestimate loses its whole cost. */
     double ga = gain_at_bytes(&r->gains[above], above_n, bytes);
-    double x = log2((double)ranks), x0 = log2((double)r->gains[below].ranks),
-           x1 = log2((double)r->gains[above].ranks);
-    return gb + (ga - gb) * (x - x0) / (x1 - x0);
+    return ga < gb ? ga : gb;
 }
 
 static double setup_x(const hyt_setup_fit_t *f, int ranks)

@@ -467,7 +467,7 @@ static void test_setup_fields(void)
 
 /* A rule's measured gains ("gains") and the set-up cost on the tuning job
  * ("setup_job"): kept, interpolated (hyt_rule_gain: in log2 bytes within a
- * scale, in log2 ranks between scales, held outside; hyt_setup_cost: along
+ * scale, the lower of the two scales around the ranks, held outside; hyt_setup_cost: along
  * the fit's x from its ranks_max to the job, held above), and every bad
  * value refused by path with its fix. */
 #define GAIN(r, b, u) "{\"ranks\": " r ", \"bytes\": " b ", \"us\": " u "}"
@@ -498,9 +498,9 @@ static void test_gains_fields(void)
             {r0, 2, 16, 2, 1},   /* log2 bytes: 16 is halfway from 4 to 64 */
             {r0, 2, 1, 0, 1},    /* below the smallest size measured: held */
             {r0, 8, 8, 0, 1},    /* halfway from -2 (4 B) to 2 (16 B) */
-            {r0, 4, 64, 8, 1},   /* log2 ranks: 4 is halfway from 2 to 8 */
+            {r0, 4, 64, 4, 1},   /* between scales: the lower, 4 at 2 ranks (12 at 8) */
             {r0, 4, 16, 2, 1},   /* 2 at 2 ranks, 2 at 8 */
-            {r0, 4, 4, -1, 1},   /* 0 at 2 ranks, -2 at 8: negative is kept */
+            {r0, 4, 4, -2, 1},   /* 0 at 2 ranks, -2 at 8: negative is kept */
             {r0, 1, 64, 4, 1},   /* below the smallest scale: held */
             {r0, 1024, 64, 12, 1}, /* above the job's: held, not extrapolated */
             {r0, 1024, UINT64_MAX, 12, 1},
