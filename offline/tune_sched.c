@@ -478,7 +478,11 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
         for (int r = 0; r < cs->nrules[s]; r++) {
             hyt_tune_rule_t *ru = &cs->rules[s][r];
             ru->ngains = 0;
-            if (ru->alg == nat)
+            /* MPI's own code (native, or an MPICH algorithm by MPI_T) needs
+             * no private duplicate: nothing to credit */
+            const cand_t *own = hyt_tune_find_cand(cs->cands, cs->ncand,
+                                                   &(hyt_al_point_t){nodes, ppn, 0, ru->alg, ru->k});
+            if (ru->alg == nat || !own || (own->alg->flags & HYT_ALG_NATIVE))
                 continue;
             int ns = hyt_rules_check_sizes(cs->rules[s], cs->nrules[s], r,
                                            shape_top(cs, nodes, ppn), gran, sz, GAIN_SIZES);
@@ -566,7 +570,10 @@ int hyt_tune_setup_coll(tune_ctx_t *x, coll_state_t *cs, int c)
     cs->mem = &x->mem;
     cs->ncand = hyt_tune_make_cands(c, j, t->k_max, x->use_mpich, cs->cands, 256);
     uint64_t top[256];
-    cs->ngrid = hyt_tune_make_grid(&x->mem, c, j, cs->cands, cs->ncand, t->max_bytes, &cs->grid,
+    /* a collective that moves no data (Barrier) has one size to learn */
+    uint64_t max_bytes = hyt_coll_props((hyt_coll_t)c) & HYT_CP_NO_COUNT ? coll_gran(c)
+                                                                        : t->max_bytes;
+    cs->ngrid = hyt_tune_make_grid(&x->mem, c, j, cs->cands, cs->ncand, max_bytes, &cs->grid,
                                    top);
     if (cs->ngrid == 0 && hyt_world_rank == 0) { /* the limit leaves nothing: say so, stop */
         uint64_t need = UINT64_MAX;
@@ -583,7 +590,7 @@ int hyt_tune_setup_coll(tune_ctx_t *x, coll_state_t *cs, int c)
     if (cs->ngrid < 1)
         return -1;
     if (hyt_world_rank == 0)
-        hyt_tune_report_mem(&x->mem, c, j, cs->cands, cs->ncand, top, t->max_bytes);
+        hyt_tune_report_mem(&x->mem, c, j, cs->cands, cs->ncand, top, max_bytes);
     hyt_al_opts_t ao;
     hyt_tune_al_opts(t, coll_gran(c), &ao);
     cs->al = hyt_al_new(cs->grid, cs->ngrid, &ao);
