@@ -56,6 +56,31 @@ static void offset_to_line(const char *text, size_t off, int *line, int *col)
     }
 }
 
+/* Every field of object o is one of names[0..n); else one error naming the
+ * unknown field and the valid ones. */
+static int only_fields(json_object *o, const char *const *names, int n, const char *file,
+                       const char *where, char *err, size_t errlen)
+{
+    json_object_object_foreach(o, key, val)
+    {
+        (void)val;
+        int known = 0;
+        for (int i = 0; i < n && !known; i++)
+            known = !strcmp(key, names[i]);
+        if (!known) {
+            char list[256] = "";
+            for (int i = 0; i < n; i++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                         names[i]);
+            return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: %s", where,
+                        key, list);
+        }
+    }
+    return 0;
+}
+#define ONLY_FIELDS(o, names, file, where, err, errlen) \
+    only_fields(o, names, (int)(sizeof names / sizeof names[0]), file, where, err, errlen)
+
 /* Integer field >= lo; absent allowed when *absent_ok (then *out = dflt). */
 static int get_int(json_object *o, const char *key, int64_t lo, int64_t hi, int required,
                    int64_t dflt, int64_t *out, const char *file, const char *where, char *err,
@@ -145,14 +170,9 @@ static int parse_shortlist(json_object *l, hyt_coll_t coll, hyt_rule_t *out, con
         if (!json_object_is_type(c, json_type_object))
             return fail(err, errlen, file, "%s must be an object {algorithm, k, predicted_us, "
                         "spread_us}", w);
-        json_object_object_foreach(c, key, val)
-        {
-            (void)val;
-            if (strcmp(key, "algorithm") && strcmp(key, "k") && strcmp(key, "predicted_us") &&
-                strcmp(key, "spread_us"))
-                return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
-                            "algorithm, k, predicted_us, spread_us", w, key);
-        }
+        static const char *const fields[] = {"algorithm", "k", "predicted_us", "spread_us"};
+        if (ONLY_FIELDS(c, fields, file, w, err, errlen))
+            return -1;
         hyt_cand_t *cd = &out->shortlist[out->nshort];
         if (parse_cand(c, coll, cd, file, w, err, errlen))
             return -1;
@@ -181,13 +201,9 @@ static int parse_gains(json_object *l, hyt_rule_t *out, int64_t lo, int64_t hi, 
         json_object *g = json_object_array_get_idx(l, i), *u;
         if (!json_object_is_type(g, json_type_object))
             return fail(err, errlen, file, "%s must be an object {ranks, bytes, us}", w);
-        json_object_object_foreach(g, key, val)
-        {
-            (void)val;
-            if (strcmp(key, "ranks") && strcmp(key, "bytes") && strcmp(key, "us"))
-                return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: "
-                            "ranks, bytes, us", w, key);
-        }
+        static const char *const fields[] = {"ranks", "bytes", "us"};
+        if (ONLY_FIELDS(g, fields, file, w, err, errlen))
+            return -1;
         int64_t ranks, bytes;
         if (get_int(g, "ranks", 1, INT32_MAX, 1, 0, &ranks, file, w, err, errlen) ||
             get_int(g, "bytes", lo, hi, 1, 0, &bytes, file, w, err, errlen))
@@ -353,13 +369,9 @@ static int parse_setup_job(json_object *s, hyt_setup_fit_t *f, const char *file,
     snprintf(w, sizeof w, "%s.setup_job", where);
     if (!json_object_is_type(o, json_type_object))
         return fail(err, errlen, file, "%s must be an object {ranks, us}; fix or remove it", w);
-    json_object_object_foreach(o, key, val)
-    {
-        (void)val;
-        if (strcmp(key, "ranks") && strcmp(key, "us"))
-            return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: ranks, "
-                        "us", w, key);
-    }
+    static const char *const fields[] = {"ranks", "us"};
+    if (ONLY_FIELDS(o, fields, file, w, err, errlen))
+        return -1;
     if (f->x == HYT_SETUP_FIT_NONE)
         return fail(err, errlen, file, "%s needs %s.setup_fit (the cost up to the tuned shape); "
                     "add it or remove setup_job", w, where);
@@ -390,16 +402,8 @@ static int parse_setup_fit(json_object *s, hyt_setup_fit_t *out, const char *fil
     if (!json_object_is_type(f, json_type_object))
         return fail(err, errlen, file, "%s must be an object {x, a_us, b_us, ranks_min, "
                     "ranks_max}; fix or remove it", w);
-    json_object_object_foreach(f, key, val)
-    {
-        (void)val;
-        int known = 0;
-        for (int i = 0; i < nfields; i++)
-            known |= !strcmp(key, fields[i]);
-        if (!known)
-            return fail(err, errlen, file, "%s has unknown field \"%s\"; valid fields: x, a_us, "
-                        "b_us, ranks_min, ranks_max", w, key);
-    }
+    if (only_fields(f, fields, nfields, file, w, err, errlen))
+        return -1;
     for (int i = 0; i < nfields; i++)
         if (!json_object_object_get_ex(f, fields[i], &v))
             return fail(err, errlen, file, "%s.%s is missing; give all of x, a_us, b_us, "
