@@ -463,6 +463,9 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
     int nat = native_cat(cs);
     if (nat < 0)
         return;
+    const cand_t *cn = hyt_tune_find_cand(cs->cands, cs->ncand, &(hyt_al_point_t){.alg = nat});
+    if (!cn)
+        return;
     uint64_t gran = coll_gran(cs->c), sz[GAIN_SIZES];
     gain_pt_t *g = malloc(GUARD_MAX / 2 * sizeof *g);
     hyt_al_point_t *todo = malloc(GUARD_MAX * sizeof *todo);
@@ -480,9 +483,9 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
             ru->ngains = 0;
             /* MPI's own code (native, or an MPICH algorithm by MPI_T) needs
              * no private duplicate: nothing to credit */
-            const cand_t *own = hyt_tune_find_cand(cs->cands, cs->ncand,
-                                                   &(hyt_al_point_t){nodes, ppn, 0, ru->alg, ru->k});
-            if (ru->alg == nat || !own || (own->alg->flags & HYT_ALG_NATIVE))
+            const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand,
+                                                  &(hyt_al_point_t){.alg = ru->alg, .k = ru->k});
+            if (!cd || (cd->alg->flags & HYT_ALG_NATIVE))
                 continue;
             int ns = hyt_rules_check_sizes(cs->rules[s], cs->nrules[s], r,
                                            shape_top(cs, nodes, ppn), gran, sz, GAIN_SIZES);
@@ -493,9 +496,7 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
                     if (scale && i != 0 && i != ns - 1 && i != ns / 2)
                         continue;
                     hyt_al_point_t pc = {at, ppn, sz[i], ru->alg, ru->k}, pn = {at, ppn, sz[i], nat, 0};
-                    const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand, &pc);
-                    const cand_t *cn = hyt_tune_find_cand(cs->cands, cs->ncand, &pn);
-                    if (!cd || !cn || !hyt_tune_cand_ok(cd, cs->c, at, ppn, sz[i]) ||
+                    if (!hyt_tune_cand_ok(cd, cs->c, at, ppn, sz[i]) ||
                         !hyt_tune_size_fits(cs->mem, cs->c, cd, at * ppn, sz[i]) ||
                         !hyt_tune_size_fits(cs->mem, cs->c, cn, at * ppn, sz[i]))
                         continue;

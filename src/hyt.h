@@ -453,9 +453,9 @@ const hyt_rule_set_t *hyt_table_match(const hyt_table_t *t, hyt_coll_t c, int no
 double hyt_setup_cost(const hyt_rule_set_t *s, int ranks);
 /* The gain (us) a call of `bytes` on a communicator of `ranks` ranks
  * expects from rule r's choice over MPI's own algorithm: from its measured
- * gains, interpolated in log2 bytes between the sizes measured at a scale
- * and in log2 ranks between the scales, held at the nearest measured size
- * or scale outside them (never extrapolated); without gains,
+ * gains, interpolated in log2 bytes between the sizes measured at a scale,
+ * the lower of the two scales around ranks, held at the nearest measured
+ * size or scale outside them (never extrapolated); without gains,
  * native_us - predicted_us.  *known = 0 (and 0 returned) if neither. */
 double hyt_rule_gain(const hyt_rule_t *r, int ranks, uint64_t bytes, int *known);
 /* "ranks", "log2_ranks" (the table's setup_fit.x), or NULL for NONE. */

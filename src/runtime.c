@@ -160,11 +160,13 @@ static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg,
                         const hyt_rule_t *rule)
 {
     double setup = ctx->setup_cost[a->coll];
+    if (setup < 0)
+        return 0;
     int known;
     /* the size every rank selected with (a local size selects the last rule) */
     uint64_t sel = hyt_coll_props(a->coll) & HYT_CP_LOCAL_SIZE ? UINT64_MAX : (uint64_t)a->bytes;
     double gain = hyt_rule_gain(rule, ctx->size, sel, &known);
-    if (setup < 0 || !known ||
+    if (!known ||
         hyt_alg_check(alg, a) != HYT_FB_NONE) /* falls back for its own reason */
         return 0;
     if (gain > 0)
