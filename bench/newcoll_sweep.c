@@ -1,5 +1,6 @@
 /* SMPI latency of hytune's kernels for Barrier, Gather, Scatter,
- * Allgatherv, Alltoallv, Reduce_scatter, Scan and Exscan, and of the MPI
+ * Allgatherv, Alltoallv, Reduce_scatter, Reduce_scatter_block, Scan and
+ * Exscan, and of the MPI
  * library's own selection (run smpirun with --cfg=smpi/coll-selector:mpich
  * for SimGrid's MPICH selection).
  *   newcoll_sweep [-s B,B,...] [-w N] [-i N] COLL [skew] native    PMPI
@@ -10,6 +11,7 @@
  * Sizes 8 B .. 1 MiB (x4 steps, then 1 MiB), or the list -s, of MPI_INT:
  *   gather, scatter, allgatherv, reduce_scatter: the whole vector (each rank's
  *   block size/p, at least one int); alltoallv: what one rank sends in all;
+ *   reduce_scatter_block: one rank's block (its input: p blocks);
  *   scan, exscan: the vector; barrier: one point of 0 bytes.
  * skew (v-variants): every 8th block (Alltoallv: pair) is 8 times the
  * others, the total kept.  Per point: N warm-up calls (-w, default 1; hybrid
@@ -121,6 +123,8 @@ static void sweep(hyt_coll_t c, int skew, const hyt_alg_t *alg, const char *name
                 rc[i] = share(n, p, i, skew);
             sn = rn = displs(p, rc, rd);
             a.scount = rc[me];
+        } else if (c == HYT_COLL_REDUCE_SCATTER_BLOCK) {
+            sn = (long)p * n;
         } else if (c == HYT_COLL_ALLTOALLV) {
             for (int i = 0; i < p; i++) {
                 sc[i] = share(n, p, (me + i) % p, skew);

@@ -17,7 +17,8 @@
 #      sizes between the table's grid points (OUTDIR/mid); collbench times each
 #      size with a barrier before every call, mean per rank, max over ranks.
 #      The collectives collbench does not run (barrier, gather, scatter,
-#      allgatherv, alltoallv, reduce_scatter, scan, exscan) are timed by
+#      allgatherv, alltoallv, reduce_scatter, reduce_scatter_block, scan,
+#      exscan) are timed by
 #      bench/newcoll_sweep.c instead, at the same sizes as the table keys them
 #      (docs/table-format.md; Allgatherv, Alltoallv and Reduce_scatter from
 #      4 B per block, even blocks and, as "COLL-skew", every 8th block 8 times
@@ -72,7 +73,8 @@ old='' new=''
 for c in $colls; do
     case $c in
     allreduce | alltoall | reduce | bcast | allgather) old="$old $c" ;;
-    barrier | gather | scatter | allgatherv | alltoallv | reduce_scatter | scan | exscan) new="$new $c" ;;
+    barrier | gather | scatter | allgatherv | alltoallv | reduce_scatter | reduce_scatter_block | scan | exscan)
+        new="$new $c" ;;
     *) die "-c: no benchmark for \"$c\" here" ;;
     esac
 done

@@ -95,8 +95,12 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
             names[i * 256 + cs[i].cands[q].cat] = cs[i].cands[q].alg->name;
         for (int s = 0; s < j->nshapes; s++) {
             if (!cs[i].rules || cs[i].nrules[s] < 1 ||
-                hyt_tune_shortlist(j, &cs[i], s, t->max_bytes, names + i * 256) != 0)
+                hyt_tune_shortlist(j, &cs[i], s, t->max_bytes, names + i * 256) != 0) {
+                fprintf(stderr, "hytune tune: %s: no rules for %d nodes x %d ranks (no model "
+                        "fitted, or out of memory); %s not written\n", colls[i].name,
+                        j->shapes[s][0], j->shapes[s][1], t->out);
                 goto out;
+            }
             sets[i * 64 + colls[i].nsets++] = (hyt_tune_set_t){
                 j->shapes[s][0], j->shapes[s][1], cs[i].nrules[s], cs[i].rules[s], names + i * 256,
                 j->setup_us[s], j->setup_fit[s]};

@@ -177,8 +177,11 @@ int hyt_tune_coll_root(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE *d
     /* the first batch runs even past the deadline: the rules need a fitted model */
     for (int iter = 0;; iter++) {
         int n = iter == 0 || PMPI_Wtime() < deadline ? hyt_al_next(cs->al, pts, max) : 0;
-        if (n == 0)
+        if (n == 0) {
+            if (iter == 0) /* --warm-start gave every grid point: the model is fitted on them */
+                hyt_al_update(cs->al, pts, us, NULL, 0);
             break;
+        }
         int nr = hyt_tune_plan_rounds(j, cs->al, pts, n, rp, round_end), done = 0;
         for (int r = 0; r < nr; r++) {
             int m = round_end[r] - done;
