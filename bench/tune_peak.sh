@@ -15,17 +15,19 @@
 # guard: sizes below FROM are placeholders (--warm-start, native fastest),
 # so FROM at or below every candidate's largest size (the `tune: memory:`
 # lines) gives the highest peak any run of these options can reach, in a
-# fraction of a full run's time.  -t: the same, but each candidate measured
-# only at its own largest size under the limit (placeholders at every size
-# below it): a first run whose every grid point is a placeholder, with no
+# fraction of a full run's time.  -t: each candidate measured once, only
+# at its own largest size under the limit (placeholders at every size below
+# it), and the native guard: the peak of the largest points alone, in less
+# time still (many large points in a row hold more: docs/memory.md): a first run whose every grid point is a placeholder, with no
 # native guard, prints the `tune: memory:` lines and benchmarks nothing but
 # the set-up cost of a communicator; the second measures each
 # candidate once at the size those lines give it (the collective's largest,
 # or the smaller one a candidate stops at), then the native guard, whose
 # checks reach those sizes' neighbours; Barrier, benchmarked at one size,
 # is measured as in any run.  Without -f or -t: one ordinary run.
-# DIR (default: a temporary directory, removed) keeps the log, the table and
-# the samples; SMPI_EXTRA adds smpirun options.  Prints the memory lines and
+# DIR (default: a temporary directory, removed) keeps the log, the table,
+# the samples and `rises` (each new private peak, 64 MiB or more above the
+# last, with the collective being tuned); SMPI_EXTRA adds smpirun options.  Prints the memory lines and
 # one line of peaks (GiB).
 set -eu
 from= dir= each=
@@ -156,6 +158,10 @@ while kill -0 "$run" 2>/dev/null; do
             VmPTE:) pte=$v ;;
             esac
         done <"/proc/$pid/status"; } 2>/dev/null || :
+        if [ $((anon + pte)) -gt $((priv + 65536)) ]; then
+            # a new peak (by 64 MiB at least): while which collective
+            echo "$(date +%T) private_kB=$((anon + pte)) $(grep -E '^tune: [a-z_]+: [0-9]+ candidates' "$dir/log" | tail -n 1)" >>"$dir/rises"
+        fi
         if [ $((anon + pte)) -gt "$priv" ]; then priv=$((anon + pte)); fi
         if [ $((n % 40)) = 0 ]; then
             { while read -r k v _; do
