@@ -266,10 +266,13 @@ for config in "$@"; do
             best=${1:--} t_best=${2:-0}
             [ "$t_best" != 0 ] || { echo "$tag: no sweep run finished ($unfin)"; continue; }
             # calls spent: the timed calls from the incumbent's window (the last
-            # window before the key turned hot) to the settle, radix probe included
-            set -- $(sed -n 's/^online: chosen \([^,]*\), settled k \([0-9-]*\),.* \([0-9]*\) calls choosing, .* settled \([0-9-]*\) calls after hot, hot after [0-9]* calls$/\1 \2 \3 \4/p' \
+            # window before the key turned hot) to the settle, radix probe included;
+            # a rotating root's references after hot (the winner's, calls it runs
+            # anyway) are not counted, only printed
+            set -- $(sed -n 's/^online: chosen \([^,]*\), settled k \([0-9-]*\),.* \([0-9]*\) calls choosing, .* settled \([0-9-]*\) calls after hot, hot after [0-9]* calls\(, \([0-9]*\) reference calls, \([0-9]*\) after hot\)\{0,1\}$/\1 \2 \3 \4 \6 \7/p' \
                 "$out/runs/hyb-$tag.out")
-            chosen=${1:--} sk=${2:--} nch=${3:-0} npr=$((${4:-0} + window))
+            chosen=${1:--} sk=${2:--} nch=${3:-0} nref=${5:-0} nref_hot=${6:-0}
+            npr=$((${4:-0} + window - nref_hot))
             # every algorithm of the collective at every sweep radix, one window each
             exh=0
             for alg in $("$B/bin/hytune" list | awk -v c="$coll" '$1 == c { print $2 }'); do
@@ -282,7 +285,7 @@ for config in "$@"; do
                 -v u="${unfin:--}" \
                 'BEGIN { printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%s,%s,%s,%s,%s,%s\n",
                     p, n, c, b, a, o, r, h, bf, tb, h / tb, o / tb, r / tb, ch, sk, nc, np_, e, u }' >>"$out/loops.csv"
-            echo "$tag: offline $t_off, radix-only $t_rad, hybrid $t_hyb (chosen $chosen k $sk, $nch calls choosing, settled after $npr; exhaustive $exh), best fixed $best $t_best us/call: hybrid/best $(awk -v h="$t_hyb" -v b="$t_best" 'BEGIN { printf "%.3f", h / b }')${unfin:+; sweep runs not finished: $unfin}"
+            echo "$tag: offline $t_off, radix-only $t_rad, hybrid $t_hyb (chosen $chosen k $sk, $nch calls choosing, settled after $npr; $nref reference calls, $nref_hot after hot; exhaustive $exh), best fixed $best $t_best us/call: hybrid/best $(awk -v h="$t_hyb" -v b="$t_best" 'BEGIN { printf "%.3f", h / b }')${unfin:+; sweep runs not finished: $unfin}"
         done
     done
 done

@@ -120,6 +120,17 @@ struct hyt_online_key {
     int period;             /* 0 undecided; 1: none (windows of HYTUNE_PROBE_CALLS) */
     int fill;               /* loop-timed periodic windows: calls before the measured ones */
     int rot_broken;         /* a root broke the rotation: plain windows from the next */
+    /* ... and, when the whole rotation is longer than the windows, scaled to it
+     * by a reference window over the rotation (hyt_probe_root_scale): */
+    double *ref;            /* per root: the reference's increment (< 0: not seen) */
+    double ref_mean;        /* the reference's mean: its time */
+    int ref_len;            /* the reference window's calls (0: none) */
+    int ref_phase;          /* 1 while the reference window runs */
+    int ref_cand;           /* the candidate it ran */
+    int refs;               /* references timed */
+    int window_reg;         /* the windows' calls after the reference */
+    int *roots;             /* roots of the window's calls (with a reference) */
+    int cap;                /* calls samples, global and roots hold */
     int warm;               /* warm-started: the first search only verifies (one window) */
     int search_windows;     /* the most windows the search can time (HYTUNE_HOT_CALLS=auto) */
     long search_calls;      /* the most calls it times (hyt_probe_search_calls) */
@@ -298,23 +309,40 @@ static const hyt_key_ext_hooks_t ext_hooks = {
     .json = hyt_online_key_json,
 };
 
+/* Room for windows of len calls: each call's time, plus two slots (the
+ * local cost of the previous check and whether a call of the window fell
+ * back to PMPI), twice (this rank's and the agreed), and each call's root. */
+static int window_room(struct hyt_online_key *o, int len)
+{
+    if (len <= o->cap)
+        return 0;
+    double *samples = malloc(2 * ((size_t)len + 2) * sizeof *samples);
+    int *roots = malloc((size_t)len * sizeof *roots);
+    if (!samples || !roots) {
+        free(samples);
+        free(roots);
+        return -1;
+    }
+    free(o->samples);
+    free(o->roots);
+    o->samples = samples;
+    o->global = samples + len + 2;
+    o->roots = roots;
+    o->cap = len;
+    return 0;
+}
+
 static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule,
                                          const hyt_alg_t *alg, int table_k)
 {
     struct hyt_online_key *o = calloc(1, sizeof *o);
     int window = hyt_cfg.probe_calls > 0 ? (int)hyt_cfg.probe_calls : 1;
-    /* window times plus two slots: the local cost of the previous check and
-     * whether a call of the window fell back to PMPI */
-    double *samples = malloc(2 * ((size_t)window + 2) * sizeof *samples);
-    if (!o || !samples) {
+    if (!o || window_room(o, window) != 0) {
         free(o);
-        free(samples);
         return NULL;
     }
     o->rule_alg = alg;
     o->loop_timed = hyt_coll_has_root(alg->coll) ? -1 : 0;
-    o->samples = samples;
-    o->global = samples + window + 2;
     o->window = o->window_plain = window;
     o->chosen = -1;
     /* the largest radix probing tries: HYTUNE_PROBE_K_MAX, else, for a key
@@ -417,7 +445,7 @@ static void track_root(const hyt_comm_t *ctx, struct hyt_online_key *o, int root
         if (o->root_steps == 0)
             o->root_step = d;
         o->root_steps = d == o->root_step && d != 0 ? o->root_steps + 1 : -1;
-    } else if (o->period > 1 && o->root_n + 1 == o->n && d != o->root_step) {
+    } else if ((o->period > 1 || o->ref) && o->root_n + 1 == o->n && d != o->root_step) {
         o->rot_broken = 1;
     }
     o->root_last = root;
@@ -451,14 +479,8 @@ static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o)
         return;
     int fill = o->loop_timed > 0; /* loop-timed: the first call's end is the fill */
     int len = hyt_probe_root_window(o->window, period, fill);
-    if (len <= 0)
+    if (len <= 0 || window_room(o, len) != 0)
         return;
-    double *samples = malloc(2 * ((size_t)len + 2) * sizeof *samples);
-    if (!samples)
-        return;
-    free(o->samples);
-    o->samples = samples;
-    o->global = samples + len + 2;
     o->window = len;
     o->period = period;
     o->fill = fill;
@@ -475,6 +497,43 @@ static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o)
         o->hot = hot;
         o->window_from = hot - (uint64_t)len + 1;
     }
+}
+
+/* A rooted key called back to back whose root rotates over more calls than
+ * its windows measure: its windows are sized now (decide_period, at its
+ * third call, when two equal steps of the root are known), and its first
+ * window, the last calls before it turns hot, becomes a reference over the
+ * whole rotation (hyt_probe_root_scale), which every later window is scaled
+ * by.  With HYTUNE_HOT_CALLS=auto the key turns hot late enough for it
+ * (at least the rotation and 4 calls); with a number, only if that leaves
+ * room.  Every input (roots, sequence, settings) is the same on every rank. */
+static void plan_reference(const hyt_comm_t *ctx, struct hyt_online_key *o)
+{
+    int rot = hyt_probe_root_rotation(o->root_step, ctx->size);
+    if (o->warm || rot > HYT_ROOT_REF_MAX)
+        return;
+    o->loop_timed = 1;
+    decide_period(ctx, o);
+    int fill = o->period > 1 ? o->fill : 1;
+    int len = 1 + rot;
+    if (rot <= o->window - fill)
+        return; /* the windows span the rotation already */
+    uint64_t hot = o->hot;
+    if (hyt_cfg.hot_calls < 1 && hot < (uint64_t)len + 3)
+        hot = (uint64_t)len + 3;
+    if (hot < (uint64_t)len + o->n || window_room(o, len) != 0)
+        return;
+    o->ref = malloc((size_t)ctx->size * sizeof *o->ref);
+    if (!o->ref)
+        return;
+    for (int r = 0; r < ctx->size; r++)
+        o->ref[r] = -1;
+    o->fill = fill;
+    o->window_reg = o->window;
+    o->window = o->ref_len = len;
+    o->ref_phase = 1;
+    o->hot = hot;
+    o->window_from = hot - (uint64_t)len + 1;
 }
 
 /* Everything but the settled key's common call: kept out of line so the
@@ -504,6 +563,9 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         begin_window(o, ST_DRIFT, o->settled_k);
     } else if (o->state == ST_COUNT) {
         *k = o->k_start;
+        if (o->period == 0 && o->n == 3 && o->root_steps == 2 && back_to_back &&
+            o->n < o->window_from)
+            plan_reference(ctx, o);
         if (o->n < o->window_from)
             return 0;
         /* at the key's first window: how its windows are timed (below),
@@ -523,10 +585,13 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         return 0;
     }
     /* a root off the rotation: plain windows from the next window on */
-    if (o->period > 1 && o->rot_broken && o->nsamples == 0 && !o->pending) {
+    if ((o->period > 1 || o->ref) && o->rot_broken && o->nsamples == 0 && !o->pending) {
         o->period = 1;
         o->fill = 0;
         o->window = o->window_plain;
+        free(o->ref);
+        o->ref = NULL;
+        o->ref_phase = 0;
     }
     if (o->pending && ++o->misses > 2 * o->window) {
         give_up(o);
@@ -534,8 +599,11 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         return 0;
     }
     o->pending = 1;
-    o->probing_calls++;
-    if (o->state == ST_CHOOSE)
+    if (o->ref)
+        o->roots[o->nsamples] = root;
+    if (!o->ref_phase)
+        o->probing_calls++;
+    if (o->state == ST_CHOOSE && !o->ref_phase)
         o->choosing_calls++;
     *alg = o->alg;
     *k = o->k_run;
@@ -623,6 +691,23 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, i
      * before_slow; 0 for the others, plus this allreduce), agreed with the
      * next window */
     o->check_local = o->barrier_local + PMPI_Wtime() - t0;
+    if (o->ref_phase) {
+        /* the reference: each root's increment; its time their mean (the
+         * increments differ by the root, not by noise: no spread) */
+        for (int i = 1; i < n; i++)
+            o->ref[o->roots[i]] = v[i] - v[i - 1];
+        o->ref_mean = n > 1 ? (v[n - 1] - v[0]) / (n - 1) : 0;
+        o->ref_phase = 0;
+        o->ref_cand = o->cur;
+        o->refs++;
+        o->window = o->window_reg;
+        *spread = 0;
+        return o->ref_mean;
+    }
+    if (o->ref)
+        return hyt_probe_window_periodic(v, n, o->fill, o->period > 1 ? o->period : 1, spread) *
+               hyt_probe_root_scale(o->ref, ctx->size, o->ref_mean, o->roots + o->fill,
+                                    n - o->fill);
     if (o->period > 1)
         return hyt_probe_window_periodic(v, n, o->loop_timed > 0 ? o->fill : 0, o->period, spread);
     return hyt_probe_window_time(v, n, o->loop_timed > 0, spread);
@@ -708,12 +793,24 @@ static void choice_done(struct hyt_online_key *o)
     hyt_debug(HYT_TOPIC_ONLINE, "%s bucket: %s chosen among %d candidates (%.3f us)",
               hyt_coll_name(o->alg->coll), o->alg->name, o->nc, c->best_t * 1e6);
     /* a winner without a radix (one k in range) settles on its window */
+    int budget = o->k_min < o->k_max
+                     ? probe_budget(o, (long)(o->choosing_calls - o->choice_from))
+                     : 1;
+    if (o->ref && o->ref_cand != w && budget > 1 && o->choices == 1) {
+        /* its radixes are compared on its own profile over the rotation:
+         * the probe's start window is a reference of the winner at its k
+         * (calls it runs anyway once chosen) */
+        hyt_probe_start(&o->probe, o->k_start, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
+                        budget);
+        hyt_probe_hint(&o->probe, o->k_hint);
+        hyt_probe_round_hint(&o->probe, o->k_round);
+        begin_window(o, ST_PROBE, o->k_start);
+        o->ref_phase = 1;
+        o->window = o->ref_len;
+        return;
+    }
     int next = hyt_choice_probe_start(c, &o->probe, o->k_start, o->k_min, o->k_max,
-                                      hyt_cfg.probe_min_gain,
-                                      o->k_min < o->k_max
-                                          ? probe_budget(o, (long)(o->choosing_calls - o->choice_from))
-                                          : 1,
-                                      o->k_hint, o->k_round);
+                                      hyt_cfg.probe_min_gain, budget, o->k_hint, o->k_round);
     if (hyt_probe_settled(&o->probe))
         settle(o);
     else
@@ -826,6 +923,8 @@ void hyt_online_key_free(hyt_key_t *key)
     if (!o)
         return;
     free(o->samples);
+    free(o->roots);
+    free(o->ref);
     free(o);
     key->ext = NULL;
 }
@@ -876,6 +975,8 @@ int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
     info->choosing_calls = (long long)o->choosing_calls;
     info->choices = o->choices;
     info->switches = o->switches;
+    info->reference_calls = (long long)o->refs * o->ref_len;
+    info->reference_after_hot = o->refs > 1 ? (long long)(o->refs - 1) * o->ref_len : 0;
     return 0;
 }
 
@@ -888,17 +989,21 @@ static const char *cand_status_name(hyt_cand_status_t st)
 /* How a rooted key's windows are timed ("" for the others). */
 static const char *timing_name(const struct hyt_online_key *o)
 {
-    static char buf[64];
+    static char buf[128];
     const char *t = o->loop_timed > 0 ? "loop-timed"
                     : o->loop_timed == 0 && hyt_coll_has_root(o->alg->coll) ? "timed per call"
                                                                             : NULL;
     if (!t)
         return "";
+    char ref[64] = "";
+    if (o->ref)
+        snprintf(ref, sizeof ref, ", scaled by %d-call references of the root's rotation: %d",
+                 o->ref_len, o->refs);
     if (o->period > 1)
-        snprintf(buf, sizeof buf, " (%s, root period %d: %d-call windows)", t, o->period,
-                 o->window);
+        snprintf(buf, sizeof buf, " (%s, root period %d: %d-call windows%s)", t, o->period,
+                 o->window, ref);
     else
-        snprintf(buf, sizeof buf, " (%s)", t);
+        snprintf(buf, sizeof buf, " (%s%s)", t, ref);
     return buf;
 }
 
@@ -966,6 +1071,10 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
                                json_object_new_string(o->loop_timed ? "loop" : "per call"));
     if (o->period > 1)
         json_object_object_add(j, "root_period", json_object_new_int(o->period));
+    if (o->ref)
+        json_object_object_add(j, "root_reference_calls", json_object_new_int(o->ref_len));
+    if (o->ref)
+        json_object_object_add(j, "root_references", json_object_new_int(o->refs));
     json_object_object_add(j, "k_min", json_object_new_int(o->k_min));
     json_object_object_add(j, "k_max", json_object_new_int(o->k_max));
     json_object_object_add(j, "hot_calls", json_object_new_int64((int64_t)o->hot));

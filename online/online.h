@@ -57,6 +57,9 @@ typedef struct hyt_online_info {
     const char *chosen;         /* algorithm the latest choice picked (NULL: none yet) */
     long long choosing_calls;   /* calls timed while choosing among the shortlist */
     int choices, switches;      /* choices made (drift reopens them); winners that changed */
+    long long reference_calls;  /* calls timed in references of a rotating root's rotation
+                                 * (not counted as choosing or probing) */
+    long long reference_after_hot; /* of them after the key turned hot */
 } hyt_online_info_t;
 /* 0 and *info filled, or -1 if online tuning never took the key. */
 int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info);

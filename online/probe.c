@@ -421,17 +421,41 @@ double hyt_probe_window_time(double *g, int n, int ends, double *spread)
     return m;
 }
 
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 int hyt_probe_root_period(int d, int ppn)
 {
     if (d <= 0 || ppn <= 1)
         return 1;
-    int a = d % ppn, b = ppn; /* ppn / gcd(d, ppn) */
-    while (a) {
-        int t = b % a;
-        b = a;
-        a = t;
+    return ppn / gcd(ppn, d % ppn);
+}
+
+int hyt_probe_root_rotation(int d, int p)
+{
+    if (d <= 0 || p <= 1)
+        return 1;
+    return p / gcd(p, d % p);
+}
+
+double hyt_probe_root_scale(const double *ref, int p, double ref_mean, const int *roots, int n)
+{
+    if (!ref || n < 1 || !(ref_mean > 0))
+        return 1;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (roots[i] < 0 || roots[i] >= p || !(ref[roots[i]] > 0))
+            return 1;
+        sum += ref[roots[i]];
     }
-    return ppn / b;
+    return ref_mean * n / sum;
 }
 
 int hyt_probe_root_window(int w, int period, int fill)

@@ -115,6 +115,28 @@ double hyt_probe_window_time(double *g, int n, int ends, double *spread);
 int hyt_probe_root_period(int d, int ppn);
 int hyt_probe_root_window(int w, int period, int fill);
 double hyt_probe_window_periodic(double *g, int n, int fill, int period, double *spread);
+/* The place of the root in its node is not all a rotating root changes:
+ * where the root's node sits in the network (under which switch, in which
+ * group) changes what a call costs too, so per-call times repeat only over
+ * the whole rotation, hyt_probe_root_rotation(d, p) = p / gcd(d, p) calls
+ * (1 for d <= 0 or p <= 1); on 64 ranks of fattree-64 (16 x 4) a Reduce of
+ * 64 KiB by the composition costs 11.9 us a call while the root is on the
+ * first node and 19.8 on the eighth, a window of one node's roots reads
+ * anything from 11.4 to 18.2 us, and two candidates' windows, which start
+ * at different calls, compare different roots.  A key whose rotation is
+ * longer than its windows therefore times one reference window over the
+ * whole rotation (its last calls before it turns hot, which run the table's
+ * choice anyway): ref[r], the increment of the call whose root was r (< 0:
+ * not seen), and their mean.  Every later window of the key is scaled to
+ * the whole rotation by hyt_probe_root_scale: ref_mean over the mean of
+ * ref[] over the roots of the window's measured calls roots[0..n) (1 when
+ * one of them was not seen or the reference is missing).  Candidates
+ * compared so read their own cost relative to the reference's on the same
+ * roots: on the fattree-64 loop above the composition beats k-nomial k=4 in
+ * every pair of windows started at the same call, by 4-29%. */
+#define HYT_ROOT_REF_MAX 256 /* the longest rotation a reference spans */
+int hyt_probe_root_rotation(int d, int p);
+double hyt_probe_root_scale(const double *ref, int p, double ref_mean, const int *roots, int n);
 /* Has a settled key drifted: window time now_t clearly above settled_t? */
 int hyt_probe_drifted(double settled_t, double now_t, double factor);
 /* HYTUNE_DRIFT_INTERVAL=auto: calls between drift checks of a settled key

@@ -207,14 +207,18 @@ int main(int argc, char **argv)
     if (hyt_cfg.mode == HYT_MODE_HYBRID && online && info.candidates > 1)
         CHECK(info.chosen != NULL, "no algorithm chosen after %d calls (state %s)", calls,
               info.state);
+    char refs[64] = "";
+    if (online && info.reference_calls > 0)
+        snprintf(refs, sizeof refs, ", %lld reference calls, %lld after hot", info.reference_calls,
+                 info.reference_after_hot);
     if (rank == 0) {
         if (online)
             printf("online: chosen %s, settled k %d, state %s, %d candidates, %lld calls "
                    "choosing, %lld probing calls, %d choices, %d switches, %d re-probes, "
-                   "settled %lld calls after hot, hot after %lld calls\n",
+                   "settled %lld calls after hot, hot after %lld calls%s\n",
                    chosen, info.settled_k, info.state, info.candidates, info.choosing_calls,
                    info.probing_calls, info.choices, info.switches, info.reprobes,
-                   info.calls_after_hot, info.hot_calls);
+                   info.calls_after_hot, info.hot_calls, refs);
         if (calls > 1) /* the first call (with the communicator's set-up) apart */
             printf("loop: first call %.3f us, then %.3f us/call, end %.3f us\n",
                    (t_max[0] - t0) * 1e6, (t_max[1] - t_max[0]) / (calls - 1) * 1e6,
