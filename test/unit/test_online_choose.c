@@ -158,32 +158,50 @@ static void test_with_probe(void)
     CHECK(calls <= 40, "calls spent choosing and probing: %d", calls);
 }
 
-/* A rooted collective called back to back with its root rotating (root =
- * call mod p, 4 ranks a node): per-call times follow the root's place in
- * its node.  One period of each, measured on 64 ranks of dragonfly-64,
- * Reduce 64 KiB: k-nomial k=4 6.30 us a call on average, the composition
- * 5.77 us, 1.93 us of it when the root leads its node.  A loop-timed
- * window: after its barrier the first call's end carries the pipeline's
- * fill, then one increment a call; consecutive windows start at
- * consecutive calls.  The winner of the choice between the two whose
- * incumbent window starts at call `start`, with windows of `len` calls
- * timed as online.c times them (period > 1: hyt_probe_window_periodic,
- * else the median of the increments). */
-static int rooted_choice(int start, int len, int period)
+/* The choice between two candidates of a rooted collective called back to
+ * back with its root rotating (root = call mod rot), candidate j adding
+ * inc[j * rot + root] to the loop per call.  A loop-timed window: after its
+ * barrier the first call's end carries the pipeline's fill, then one
+ * increment a call; consecutive windows start at consecutive calls, the
+ * incumbent's at call `start`; windows of `len` calls timed as online.c
+ * times them (period > 1: hyt_probe_window_periodic, else the median of
+ * the increments).  With use_ref, the incumbent's time is its reference
+ * over the whole rotation (its mean) and every other window is scaled by
+ * it (hyt_probe_root_scale). */
+static int window_choice(const double *inc, int rot, int start, int len, int period, int use_ref)
 {
-    static const double inc[2][4] = {{4.48, 7.63, 6.60, 6.49}, {1.93, 7.32, 6.52, 7.32}};
+    double ref[64], mean = 0;
+    for (int r = 0; r < rot; r++)
+        mean += (ref[r] = inc[r]) / rot;
     hyt_choice_t c;
     hyt_choice_start(&c, 2, NULL, NULL, GAIN);
     for (int call = start; c.next >= 0; call += len) {
         double g[16], s;
+        int roots[16];
         g[0] = 12.0; /* fill: one call's latency */
-        for (int i = 1; i < len; i++)
-            g[i] = g[i - 1] + inc[c.next][(call + i) % 4];
+        for (int i = 1; i < len; i++) {
+            roots[i] = (call + i) % rot;
+            g[i] = g[i - 1] + inc[c.next * rot + roots[i]];
+        }
         double t = period > 1 ? hyt_probe_window_periodic(g, len, 1, period, &s)
                               : hyt_probe_window_time(g, len, 1, &s);
+        if (use_ref && c.next == 0)
+            t = mean, s = 0;
+        else if (use_ref)
+            t *= hyt_probe_root_scale(ref, rot, mean, roots + 1, len - 1);
         hyt_choice_feed(&c, t, s);
     }
     return c.best;
+}
+
+/* 4 ranks a node: per-call times follow the root's place in its node.  One
+ * period of each, measured on 64 ranks of dragonfly-64, Reduce 64 KiB:
+ * k-nomial k=4 6.30 us a call on average, the composition 5.77 us, 1.93 us
+ * of it when the root leads its node. */
+static int rooted_choice(int start, int len, int period)
+{
+    static const double inc[2][4] = {{4.48, 7.63, 6.60, 6.49}, {1.93, 7.32, 6.52, 7.32}};
+    return window_choice(&inc[0][0], 4, start, len, period, 0);
 }
 
 static void test_rooted_rotation(void)
@@ -254,36 +272,13 @@ static const double ft_inc[2][64] = {
      13.03, 14.04, 14.57, 14.57, 14.04, 16.66, 17.19, 17.19, 14.04, 19.28, 19.82, 19.82}};
 
 /* The choice between them (k-nomial the incumbent) in that loop, with
- * windows of 5 calls (one fill, one period of the root's place) as online.c
- * times them; the incumbent's window ends at call `start` - 1.  With a
- * reference, the incumbent's time is its reference over the rotation (its
- * last 65 calls before the key turns hot) and the composition's window is
- * scaled by it (hyt_probe_root_scale); without, both read their own 4
- * roots. */
+ * windows of 5 calls (one fill, one period of the root's place); the
+ * incumbent's window ends at call `start` - 1.  With a reference, its time
+ * is its reference over the rotation (its last 65 calls before the key
+ * turns hot); without, both read their own 4 roots. */
 static int ft_choice(int start, int use_ref)
 {
-    double ref[64], mean = 0;
-    for (int r = 0; r < 64; r++)
-        mean += (ref[r] = ft_inc[0][r]) / 64;
-    hyt_choice_t c;
-    hyt_choice_start(&c, 2, NULL, NULL, GAIN);
-    for (int call = start - 5; c.next >= 0; call += 5) {
-        double g[5], s;
-        int roots[5];
-        g[0] = 20.0; /* fill */
-        roots[0] = call % 64;
-        for (int i = 1; i < 5; i++) {
-            roots[i] = (call + i) % 64;
-            g[i] = g[i - 1] + ft_inc[c.next][roots[i]];
-        }
-        double t = hyt_probe_window_periodic(g, 5, 1, 4, &s);
-        if (use_ref && c.next == 0)
-            t = mean, s = 0;
-        else if (use_ref)
-            t *= hyt_probe_root_scale(ref, 64, mean, roots + 1, 4);
-        hyt_choice_feed(&c, t, s);
-    }
-    return c.best;
+    return window_choice(&ft_inc[0][0], 64, start - 5, 5, 4, use_ref);
 }
 
 static void test_rooted_reference(void)
