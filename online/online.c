@@ -506,34 +506,30 @@ static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o)
  * whole rotation (hyt_probe_root_scale), which every later window is scaled
  * by.  With HYTUNE_HOT_CALLS=auto the key turns hot late enough for it
  * (at least the rotation and 4 calls); with a number, only if that leaves
- * room.  Every input (roots, sequence, settings) is the same on every rank. */
+ * room; a rotation the plain windows span needs none.  Every input (roots,
+ * sequence, settings) is the same on every rank. */
 static void plan_reference(const hyt_comm_t *ctx, struct hyt_online_key *o)
 {
     int rot = hyt_probe_root_rotation(o->root_step, ctx->size);
-    if (o->warm || rot > HYT_ROOT_REF_MAX)
+    int len = 1 + rot;
+    /* a rotation the plain windows span, or no room before a fixed N */
+    if (o->warm || rot > HYT_ROOT_REF_MAX || rot < o->window_plain ||
+        (hyt_cfg.hot_calls >= 1 && o->hot < (uint64_t)len + o->n))
         return;
     o->loop_timed = 1;
     decide_period(ctx, o);
-    int fill = o->period > 1 ? o->fill : 1;
-    int len = 1 + rot;
-    if (rot <= o->window - fill)
-        return; /* the windows span the rotation already */
-    uint64_t hot = o->hot;
-    if (hyt_cfg.hot_calls < 1 && hot < (uint64_t)len + 3)
-        hot = (uint64_t)len + 3;
-    if (hot < (uint64_t)len + o->n || window_room(o, len) != 0)
-        return;
-    o->ref = malloc((size_t)ctx->size * sizeof *o->ref);
-    if (!o->ref)
+    if (o->hot < (uint64_t)len + o->n)
+        o->hot = (uint64_t)len + o->n; /* auto */
+    if (window_room(o, len) != 0 || !(o->ref = malloc((size_t)ctx->size * sizeof *o->ref)))
         return;
     for (int r = 0; r < ctx->size; r++)
         o->ref[r] = -1;
-    o->fill = fill;
+    if (o->period <= 1)
+        o->fill = 1;
     o->window_reg = o->window;
     o->window = o->ref_len = len;
     o->ref_phase = 1;
-    o->hot = hot;
-    o->window_from = hot - (uint64_t)len + 1;
+    o->window_from = o->hot - (uint64_t)len + 1;
 }
 
 /* Everything but the settled key's common call: kept out of line so the
