@@ -26,9 +26,9 @@
 # checks reach those sizes' neighbours; Barrier, benchmarked at one size,
 # is measured as in any run.  Without -f or -t: one ordinary run.
 # DIR (default: a temporary directory, removed) keeps the log, the table,
-# the samples and `rises` (each new private peak, 64 MiB or more above the
-# last, with the collective being tuned); SMPI_EXTRA adds smpirun options.  Prints the memory lines and
-# one line of peaks (GiB).
+# the samples and `rises` (a line each time the private figure is 64 MiB
+# above the last line's, with the collective being tuned); SMPI_EXTRA adds
+# smpirun options.  Prints the memory lines and one line of peaks (GiB).
 set -eu
 from= dir= each=
 while getopts f:o:t o; do
@@ -141,7 +141,7 @@ fi
 start=$(date +%s)
 (run_tune "$@") >"$dir/out" 2>"$dir/log" &
 run=$!
-pid= hwm=0 priv=0 pss=0 n=0
+pid= hwm=0 priv=0 pss=0 n=0 logged=0
 while kill -0 "$run" 2>/dev/null; do
     if [ -z "$pid" ]; then
         for c in $(cat "/proc/$run/task/$run/children" 2>/dev/null); do
@@ -158,8 +158,9 @@ while kill -0 "$run" 2>/dev/null; do
             VmPTE:) pte=$v ;;
             esac
         done <"/proc/$pid/status"; } 2>/dev/null || :
-        if [ $((anon + pte)) -gt $((priv + 65536)) ]; then
-            # a new peak (by 64 MiB at least): while which collective
+        if [ $((anon + pte)) -gt $((logged + 65536)) ]; then
+            # 64 MiB above the last line: while which collective
+            logged=$((anon + pte))
             echo "$(date +%T) private_kB=$((anon + pte)) $(grep -E '^tune: [a-z_]+: [0-9]+ candidates' "$dir/log" | tail -n 1)" >>"$dir/rises"
         fi
         if [ $((anon + pte)) -gt "$priv" ]; then priv=$((anon + pte)); fi
