@@ -4,7 +4,8 @@
  * variance of every grid point; benchmark the batch of unmeasured points with
  * the largest variance; refit.  Every offgrid_every-th chosen point is moved
  * to a random non-power-of-two size near its power of two (0.7x..1.4x), so
- * the model also learns sizes between the grid's.  The convergence signal
+ * the model also learns sizes between the grid's (on exact data only: see
+ * hyt_al_note_noise).  The convergence signal
  * replaces a test set: the cumulative variance (mean over the grid) relative
  * to its level after the initial points; converged when it moves by less than
  * threshold for patience iterations in a row.  The random mode picks
@@ -427,7 +428,10 @@ int hyt_al_next(hyt_al_t *a, hyt_al_point_t *out, int max)
         a->taken[i] = 1;
         a->ntaken++;
         out[got] = a->grid[i];
-        if (a->o.offgrid_every > 0 && ++a->picked % a->o.offgrid_every == 0)
+        /* off the grid only on exact data: once noise is noted, a point's
+         * one noisy measurement must settle a group's choice, and only grid
+         * points are measured again (plan_again) */
+        if (a->o.offgrid_every > 0 && !(a->delta > 0) && ++a->picked % a->o.offgrid_every == 0)
             out[got].bytes = offgrid_bytes(a, out[got].bytes);
         got++;
     }

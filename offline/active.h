@@ -38,7 +38,8 @@ typedef enum {
 typedef struct hyt_al_opts {
     int batch;          /* points per iteration; default 8 */
     int init_points;    /* random points before the first fit; default 16 */
-    int offgrid_every;  /* every n-th point moves to a non-power-of-two size; default 5 */
+    int offgrid_every;  /* every n-th point moves to a non-power-of-two size while no
+                         * noise is noted (hyt_al_note_noise); default 5 */
     uint64_t bytes_gran;/* sizes are multiples of this (4 for MPI_INT reductions); default 1 */
     double threshold;   /* convergence, decision mode: expected gain left (mean over groups
                          * of the best expected improvement, log units) below this;
@@ -87,8 +88,10 @@ int hyt_al_spread(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *s
  * noise: delta = 2 sqrt(2) x the median sigma seen (two standard errors of
  * the difference of two measurements) is subtracted from every candidate's
  * improvement over its group's incumbent.  The expected gain left (the stop
- * signal) is not shifted.  With no noise noted, delta = 0 and nothing
- * changes.
+ * signal) is not shifted.  Chosen points stay on the grid (no
+ * opts.offgrid_every move): a point measured once must settle its group's
+ * choice, and only grid points can be measured again (below).  With no
+ * noise noted, delta = 0 and nothing changes.
  *
  * Once noise has been noted, a point measured far from the model may have
  * been disturbed as a whole (a slow run on a busy machine, which the spread

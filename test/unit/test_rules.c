@@ -649,7 +649,8 @@ static void test_native_guard(void)
 /* Measurement noise (hyt_al_note_noise) shifts the choice of points, not the
  * stop signal: the same measurements give the same expected gain left with
  * and without noted noise, while the scores (and so the next batch) count
- * only gains beyond the noise. */
+ * only gains beyond the noise; with noise noted every chosen point stays on
+ * the grid (powers of two), without it every fifth moves off. */
 static void test_noise_stop(void)
 {
     hyt_al_point_t *grid;
@@ -684,6 +685,22 @@ static void test_noise_stop(void)
     nb = hyt_al_next(b, pb, o.batch);
     CHECK(na == nb && memcmp(pa, pb, (size_t)na * sizeof *pa) != 0,
           "the noise did not change the choice of points");
+    int offa = 0, offb = 0;
+    for (int it = 0; it < 3; it++) {
+        for (int i = 0; i < na; i++)
+            offa += (pa[i].bytes & (pa[i].bytes - 1)) != 0;
+        for (int i = 0; i < nb; i++)
+            offb += (pb[i].bytes & (pb[i].bytes - 1)) != 0;
+        measure(calls, pa, na, cut, us, cost);
+        hyt_al_update(a, pa, us, cost, na);
+        measure(calls, pb, nb, cut, us, cost);
+        hyt_al_note_noise(b, sigma, nb);
+        hyt_al_update(b, pb, us, cost, nb);
+        na = hyt_al_next(a, pa, o.batch);
+        nb = hyt_al_next(b, pb, o.batch);
+    }
+    CHECK(offa > 0 && offb == 0, "points off the grid: %d without noise, %d with noise noted (want 0)",
+          offa, offb);
     hyt_al_free(a);
     hyt_al_free(b);
 }
