@@ -89,6 +89,7 @@ static int mpi_main(const tune_opts_t *t)
     tune_ctx_t x = {.opts = t};
     if (hyt_tune_job_init(&x.job, t->job_shape_only, t->no_parallel, t->tune_nodes) != 0)
         return 2;
+    hyt_tune_world_setup(&x.job); /* first: MPI_COMM_WORLD has had no collective yet */
     hyt_oracle_t *ws = NULL;
     FILE *dump = NULL;
     char err[512];

@@ -398,6 +398,42 @@ static double setup_cost_at(tune_bench_t *bs, const job_t *j, int nodes, int ppn
     return mine[1] ? -1 : mine[0];
 }
 
+void hyt_tune_world_setup(job_t *j)
+{
+    double us[3], mx[3] = {0, 0, 0}, x = 1, y;
+    MPI_Comm d = MPI_COMM_NULL;
+    /* the barrier's algorithm sets nothing up where the Allreduce's does
+     * (SimGrid's MPICH selection); a library that connects lazily has
+     * connected here */
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = PMPI_Wtime();
+    int ok = PMPI_Comm_dup(MPI_COMM_WORLD, &d) == MPI_SUCCESS;
+    us[0] = 1e6 * (PMPI_Wtime() - t0);
+    for (int i = 1; i < 3; i++) {
+        PMPI_Barrier(MPI_COMM_WORLD);
+        t0 = PMPI_Wtime();
+        PMPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        us[i] = 1e6 * (PMPI_Wtime() - t0);
+    }
+    int all = 0;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(us, mx, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (ok)
+        PMPI_Comm_free(&d);
+    memset(&j->world, 0, sizeof j->world);
+    if (all) {
+        j->world.ranks = hyt_world_size;
+        j->world.dup_us = mx[0];
+        j->world.first_us = mx[1] > mx[2] ? mx[1] - mx[2] : 0;
+    }
+    if (hyt_world_rank == 0 && all)
+        fprintf(stderr, "tune: MPI_COMM_WORLD (%d ranks): MPI_Comm_dup before its first "
+                "collective %.1f us; its first Allreduce %.1f us, the next %.1f us: a duplicate "
+                "made before its first collective %s\n", hyt_world_size, mx[0], mx[1], mx[2],
+                hyt_setup_world_early(&j->world) ? "takes its set-up over (made there)"
+                                                 : "adds its own cost (rented as any other)");
+}
+
 void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j)
 {
     for (int s = 0; s < j->nshapes; s++) {

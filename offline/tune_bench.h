@@ -65,6 +65,12 @@ int hyt_tune_run_round(tune_bench_t *bs, const job_t *j, const cand_t *cands, in
  * (hyt_rules_setup_fit).  Rank 0 logs each shape's costs and fit. */
 #define SETUP_REPS 5
 #define SETUP_SIZES_MAX 40
+/* All ranks, before any other collective on MPI_COMM_WORLD: what
+ * MPI_Comm_dup of MPI_COMM_WORLD costs there and how much more its first
+ * small MPI_Allreduce costs than its second (the slowest rank's, one
+ * sample each: a first call happens once), into j->world; printed by rank
+ * 0.  docs/memory.md says what the runtime does with it. */
+void hyt_tune_world_setup(job_t *j);
 void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j);
 
 /* Free the buffers and the cached sub-communicators (before MPI_Finalize). */

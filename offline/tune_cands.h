@@ -33,6 +33,7 @@ typedef struct job {
      * the same on every rank (hyt_tune_setup_cost) */
     double setup_us[64];
     hyt_setup_fit_t setup_fit[64]; /* its growth with the size (x = NONE: none) */
+    hyt_setup_world_t world;  /* MPI_COMM_WORLD's set-up (hyt_tune_world_setup) */
 } job_t;
 
 /* The memory bound (--mem-limit): a point is benchmarked only if what one

@@ -116,7 +116,7 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
             if (cs[i].cands[q].k > k_max)
                 k_max = cs[i].cands[q].k;
     char *txt = hyt_table_json(j->all_nodes, j->ppn, ver, t->arrival ? t->arrival : "sync",
-                               k_max >= 2 ? k_max : 0, colls, ncs, nb);
+                               k_max >= 2 ? k_max : 0, &j->world, colls, ncs, nb);
     char err[600];
     if (!txt) {
         fprintf(stderr, "hytune tune: out of memory building the table\n");

@@ -7,9 +7,9 @@
 #define HYT_CALL_H
 #include "src/hyt.h"
 
-/* The MPI library's own collective for a captured call: the body of
- * hyt_pmpi_call, inlined into the per-call path. */
-static HYT_INLINE int hyt_call_pmpi(const hyt_args_t *a)
+/* The MPI library's own collective for a captured call, on a->comm: the
+ * body of hyt_pmpi_call, inlined into the per-call path. */
+static HYT_INLINE int call_pmpi_on(const hyt_args_t *a)
 {
     switch (a->coll) {
     case HYT_COLL_ALLREDUCE:
@@ -72,6 +72,19 @@ static HYT_INLINE int hyt_call_pmpi(const hyt_args_t *a)
         break;
     }
     return MPI_ERR_INTERN;
+}
+
+/* The call on the communicator's private duplicate, when MPI's own
+ * collectives run there (ctx->mpi_on_priv: src/runtime.c); an error goes
+ * to the application's handler on its own communicator (src/call.c). */
+int hyt_call_pmpi_priv(const hyt_args_t *a);
+
+/* The MPI library's own collective for a captured call. */
+static HYT_INLINE int hyt_call_pmpi(const hyt_args_t *a)
+{
+    if (HYT_UNLIKELY(a->ctx && a->ctx->mpi_on_priv))
+        return hyt_call_pmpi_priv(a);
+    return call_pmpi_on(a);
 }
 
 static inline size_t call_type_size(MPI_Datatype t)

@@ -279,6 +279,7 @@ static hyt_comm_t *ctx_create(MPI_Comm comm)
         return NULL;
     ctx->comm = comm;
     ctx->priv = ctx->node_comm = ctx->leader_comm = MPI_COMM_NULL;
+    ctx->world_first = comm == MPI_COMM_WORLD;
     PMPI_Comm_test_inter(comm, &ctx->is_inter);
     PMPI_Comm_size(comm, &ctx->size);
     PMPI_Comm_rank(comm, &ctx->rank);

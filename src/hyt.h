@@ -424,6 +424,23 @@ typedef struct hyt_setup_fit {
     double job_us;
 } hyt_setup_fit_t;
 
+/* MPI_COMM_WORLD's set-up as the tuner measured it on its own
+ * MPI_COMM_WORLD ("setup_world", docs/memory.md): what MPI_Comm_dup costs
+ * there before any collective, and how much more its first set-up
+ * collective (a small MPI_Allreduce) costs than the next one.  A library
+ * that sets up MPI_COMM_WORLD's collectives lazily, at its first
+ * collective, charges first_us; one that sets it up in MPI_Init about 0. */
+typedef struct hyt_setup_world {
+    int ranks;               /* the tuner's MPI_COMM_WORLD (0: not measured) */
+    double dup_us, first_us;
+} hyt_setup_world_t;
+/* 1 if a private duplicate made before MPI_COMM_WORLD's first collective,
+ * with every later collective on MPI_COMM_WORLD run on it, costs at most
+ * half what one made after it costs: max(0, dup_us - first_us) <= dup_us /
+ * 2 (buying early loses at most that difference; waiting, when the
+ * duplicate is bought later, pays dup_us instead).  0 if not measured. */
+int hyt_setup_world_early(const hyt_setup_world_t *w);
+
 typedef struct hyt_rule_set {
     int nodes_max, ppn_max;  /* INT32_MAX: no bound */
     double setup_us;         /* a new communicator's cost on this shape (< 0 if unknown) */
@@ -437,6 +454,7 @@ typedef struct hyt_table {
     int platform_nodes, platform_ppn;
     char *platform_mpi;
     int k_max;                 /* $.tuning.k_max: the largest radix tuned (0: not given) */
+    hyt_setup_world_t world;   /* $.setup_world (ranks 0: not given) */
     int nsets[HYT_NCOLL];
     hyt_rule_set_t *sets[HYT_NCOLL];
     struct hyt_nb_table *nb; /* "nonblocking": MPICH's algorithms via MPI_T (src/nbsel.h), or NULL */
@@ -569,6 +587,9 @@ struct hyt_comm {
     double rent;            /* expected gains of kernel calls run natively before the
                              * private duplicate was made (the same on every rank) */
     double setup_cost[HYT_NCOLL]; /* hyt_setup_cost of rules[c] at size (< 0: unknown) */
+    int world_first;        /* MPI_COMM_WORLD before its first intercepted collective */
+    int mpi_on_priv;        /* MPI's own collectives run on priv, not comm: the duplicate
+                             * was made before comm's first collective (src/runtime.c) */
     void *scratch;          /* reused temporary space for algorithms */
     size_t scratch_size;
     void *scratch2;

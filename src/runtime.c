@@ -174,6 +174,33 @@ static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg,
     return ctx->rent < setup;
 }
 
+/* MPI_COMM_WORLD's first intercepted collective (docs/memory.md): a
+ * library that sets MPI_COMM_WORLD's collectives up at its first
+ * collective (SimGrid's MPICH selection does, at its first Bcast, Reduce
+ * or Allreduce: about 4 us per rank) charges a duplicate made after it the
+ * same set-up again; one made before it, with every later collective on
+ * MPI_COMM_WORLD run on the duplicate (MPI's own algorithm too), takes that
+ * set-up over.  The table's setup_world, measured by the tuner on its own
+ * MPI_COMM_WORLD, says whether that is so (hyt_setup_world_early); then
+ * the duplicate is made now, on every rank (the table is agreed, and every
+ * rank makes the same first collective on MPI_COMM_WORLD). */
+static HYT_NOINLINE void world_first_call(hyt_comm_t *ctx)
+{
+    ctx->world_first = 0;
+    if (!hyt_table || ctx->is_inter || ctx->priv != MPI_COMM_NULL ||
+        !hyt_setup_world_early(&hyt_table->world))
+        return;
+    if (hyt_comm_priv(ctx) == MPI_COMM_NULL)
+        return;
+    ctx->mpi_on_priv = 1;
+    static int once;
+    hyt_log_once(&once, HYT_LOG_INFO, HYT_TOPIC_ALG,
+                 "MPI_COMM_WORLD: private duplicate made before its first collective (the "
+                 "table's setup_world: dup %.1f us, first collective %.1f us); every "
+                 "collective on it runs there", hyt_table->world.dup_us,
+                 hyt_table->world.first_us);
+}
+
 /* Does hybrid mode tune this call online: a radix to tune, or a shortlist
  * to choose from (the rule's, or for a key no rule covers the built-in one)? */
 static inline int online_candidate(const hyt_comm_t *ctx, hyt_coll_t c, const hyt_alg_t *alg,
@@ -242,6 +269,8 @@ int hyt_dispatch(hyt_args_t *a)
         return hyt_call_pmpi(a);
     hyt_coll_t c = a->coll;
     a->ctx = ctx;
+    if (HYT_UNLIKELY(ctx->world_first))
+        world_first_call(ctx);
     ctx->seq++;
     a->bytes = hyt_call_size(a, ctx, &a->block);
     int bucket = hyt_bucket(a->bytes);

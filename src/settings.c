@@ -45,6 +45,10 @@ static uint64_t unused_fp(void)
 static uint64_t table_fingerprint(const hyt_table_t *t)
 {
     uint64_t h = hyt_agree_hash_str(HYT_AGREE_HASH0, "table");
+    /* the early duplicate of MPI_COMM_WORLD (src/runtime.c world_first_call) */
+    h = hyt_agree_hash(h, &t->world.ranks, sizeof t->world.ranks);
+    h = hyt_agree_hash(h, &t->world.dup_us, sizeof t->world.dup_us);
+    h = hyt_agree_hash(h, &t->world.first_us, sizeof t->world.first_us);
     for (int c = 0; c < HYT_NCOLL; c++) {
         h = hyt_agree_hash(h, &t->nsets[c], sizeof t->nsets[c]);
         for (int i = 0; i < t->nsets[c]; i++) {

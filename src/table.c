@@ -354,6 +354,45 @@ double hyt_setup_cost(const hyt_rule_set_t *s, int ranks)
     return v > 0 ? v : 0;
 }
 
+int hyt_setup_world_early(const hyt_setup_world_t *w)
+{
+    if (w->ranks <= 0 || !(w->dup_us > 0))
+        return 0;
+    double before = w->dup_us - w->first_us;
+    return (before > 0 ? before : 0) <= w->dup_us / 2;
+}
+
+/* The table's optional "setup_world": {ranks, dup_us, first_us}, all
+ * required, finite, >= 0.  Absent: ranks = 0. */
+static int parse_setup_world(json_object *root, hyt_setup_world_t *w, const char *file,
+                             char *err, size_t errlen)
+{
+    json_object *o;
+    memset(w, 0, sizeof *w);
+    if (!json_object_object_get_ex(root, "setup_world", &o))
+        return 0;
+    const char *where = "$.setup_world";
+    if (!json_object_is_type(o, json_type_object))
+        return fail(err, errlen, file, "%s must be an object {ranks, dup_us, first_us}; fix or "
+                    "remove it", where);
+    static const char *const fields[] = {"ranks", "dup_us", "first_us"};
+    if (ONLY_FIELDS(o, fields, file, where, err, errlen))
+        return -1;
+    int64_t r;
+    double d, f;
+    if (get_int(o, "ranks", 1, INT32_MAX, 1, 0, &r, file, where, err, errlen) ||
+        get_us(o, "dup_us", 0, &d, file, where, err, errlen) ||
+        get_us(o, "first_us", 0, &f, file, where, err, errlen))
+        return -1;
+    if (d < 0 || f < 0 || !isfinite(d) || !isfinite(f))
+        return fail(err, errlen, file, "%s needs dup_us and first_us, finite numbers of "
+                    "microseconds >= 0; fix or remove it", where);
+    w->ranks = (int)r;
+    w->dup_us = d;
+    w->first_us = f;
+    return 0;
+}
+
 /* A rule set's optional "setup_job": {ranks, us}, the cost measured on the
  * tuning job's communicator; it needs setup_fit and ranks above its
  * ranks_max.  Absent: job_ranks = 0. */
@@ -646,6 +685,8 @@ static int parse_table(json_object *root, hyt_table_t *t, const char *file, char
             return -1;
         t->k_max = (int)v;
     }
+    if (parse_setup_world(root, &t->world, file, err, errlen))
+        return -1;
     if (!json_object_object_get_ex(root, "collectives", &colls) ||
         !json_object_is_type(colls, json_type_object))
         return fail(err, errlen, file, "$.collectives is missing or not an object; give "
@@ -912,7 +953,8 @@ static json_object *nb_json(const hyt_nb_table_t *t)
 }
 
 char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, int k_max,
-                     const hyt_tune_coll_t *colls, int ncolls, const hyt_nb_table_t *nb)
+                     const hyt_setup_world_t *world, const hyt_tune_coll_t *colls, int ncolls,
+                     const hyt_nb_table_t *nb)
 {
     json_object *root = json_object_new_object(), *plat = json_object_new_object(),
                 *cs = json_object_new_object();
@@ -929,6 +971,13 @@ char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, i
     if (k_max > 0)
         json_object_object_add(tu, "k_max", json_object_new_int(k_max));
     json_object_object_add(root, "tuning", tu);
+    if (world && world->ranks > 0) {
+        json_object *w = json_object_new_object();
+        json_object_object_add(w, "ranks", json_object_new_int(world->ranks));
+        json_object_object_add(w, "dup_us", json_object_new_double(world->dup_us));
+        json_object_object_add(w, "first_us", json_object_new_double(world->first_us));
+        json_object_object_add(root, "setup_world", w);
+    }
     for (int c = 0; c < ncolls; c++) {
         int maxn = 0, maxp = 0;
         for (int i = 0; i < colls[c].nsets; i++) {

@@ -8,7 +8,13 @@
  *                       and every call ran MPI's own algorithm, counted as
  *                       the fallback "set-up not yet repaid"; from it on
  *                       every call runs the kernel.  Every result equals
- *                       PMPI's; every rank counts the same. */
+ *                       PMPI's; every rank counts the same.
+ *   test_setup_rent F W W = 1: MPI_COMM_WORLD's duplicate is made before
+ *                       its first collective (the table's setup_world),
+ *                       at the Bcast that comes before the Allreduce
+ *                       calls, and MPI's own collectives (that Bcast, a
+ *                       Reduce and a Bcast after them, which no rule set
+ *                       covers) run on it; W = 0 (the default): not. */
 #include "src/hyt.h"
 #include "test/check.h"
 #include "test/mpi/both.h"
@@ -27,7 +33,7 @@ int main(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int me, first = argc > 1 ? atoi(argv[1]) : -1;
+    int me, first = argc > 1 ? atoi(argv[1]) : -1, early = argc > 2 ? atoi(argv[2]) : 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     CHECK(first >= 0 && first <= NCALLS, "usage: test_setup_rent FIRST_KERNEL_CALL (0..%d)",
           NCALLS);
@@ -35,15 +41,30 @@ int main(int argc, char **argv)
     int sb[2][256], rb[2][256];
     hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
     uint64_t v[3] = {0, 0, 0}; /* duplicate missing after a call, tuned, set-up fallbacks */
+    long n = 8;
+    HYT_TEST_BOTH("bcast", n, 1, for (long j = 0; j < n; j++) r[j] = me ? 0 : 11 * (int)j + 5,
+                  MPI_Bcast(r, (int)n, MPI_INT, 0, MPI_COMM_WORLD));
+    CHECK(ctx && ctx->mpi_on_priv == early && (ctx->priv != MPI_COMM_NULL) == early,
+          "after the first collective: duplicate %s, MPI's own collectives on %s",
+          ctx && ctx->priv != MPI_COMM_NULL ? "made" : "not made",
+          ctx && ctx->mpi_on_priv ? "it" : "MPI_COMM_WORLD");
+    HYT_TEST_BOTH("reduce", me == 0 ? n : 0, 1, for (long j = 0; j < n; j++) s[j] = me * 7 + (int)j,
+                  MPI_Reduce(s, r, (int)n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
     for (int i = 0; i < NCALLS; i++) {
-        long n = i % 2 ? 256 : 8;
+        n = i % 2 ? 256 : 8;
         HYT_TEST_BOTH("allreduce", n, 1, for (long j = 0; j < n; j++) s[j] = me * 1000003 + (int)j * 7 + i,
                       MPI_Allreduce(s, r, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-        int made = ctx && ctx->priv != MPI_COMM_NULL, want = first && i + 1 >= first;
+        int made = ctx && ctx->priv != MPI_COMM_NULL, want = early || (first && i + 1 >= first);
         CHECK(made == want, "after call %d: the private duplicate is %s", i + 1,
               made ? "made" : "not made");
         v[0] += !made;
     }
+    n = 3;
+    int last;
+    MPI_Comm_size(MPI_COMM_WORLD, &last);
+    last--;
+    HYT_TEST_BOTH("bcast", n, 1, for (long j = 0; j < n; j++) r[j] = me == last ? 3 * (int)j + 1 : 0,
+                  MPI_Bcast(r, (int)n, MPI_INT, last, MPI_COMM_WORLD));
     for (int b = 0; ctx && b < HYT_NBUCKETS; b++) {
         const hyt_key_t *k = ctx->keys[HYT_COLL_ALLREDUCE][b];
         if (k) {

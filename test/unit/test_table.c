@@ -581,6 +581,65 @@ static void test_gains_fields(void)
     hyt_table_free(t);
 }
 
+/* MPI_COMM_WORLD's set-up as the tuner measured it ("setup_world"): kept;
+ * the early duplicate's decision (hyt_setup_world_early: a duplicate made
+ * before the first collective costs dup_us - first_us, at least 0; made
+ * there when that is at most half of dup_us); every bad value refused by
+ * path with its fix. */
+static void test_setup_world(void)
+{
+    struct { hyt_setup_world_t w; int want; } d[] = {
+        {{256, 1037.6, 1044.2}, 1}, /* SimGrid's MPICH selection, dragonfly-256 */
+        {{16, 145.2, 141.2}, 1},    /* cluster-small, 16 ranks: 4 us left of 145 */
+        {{2, 15.0, 0}, 0},          /* a library that sets it up in MPI_Init */
+        {{64, 100, 50}, 1},         /* exactly half left */
+        {{64, 100, 49.9}, 0},
+        {{64, 0, 0}, 0},            /* nothing to save, nothing measured */
+        {{0, 100, 100}, 0},         /* not measured */
+    };
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        CHECK(hyt_setup_world_early(&d[i].w) == d[i].want,
+              "setup_world {%d, %g, %g}: early %d, want %d", d[i].w.ranks, d[i].w.dup_us,
+              d[i].w.first_us, hyt_setup_world_early(&d[i].w), d[i].want);
+    char text[1024], err[1024], path[64];
+    const char *rules = "\"collectives\": {\"allreduce\": [{\"rules\": [{\"algorithm\": "
+                        "\"native\"}]}]}";
+    snprintf(text, sizeof text, "{\"format\": 2, \"setup_world\": {\"ranks\": 256, \"dup_us\": "
+             "1037.6, \"first_us\": 1044.2}, %s}", rules);
+    hyt_table_t *t = load_text(text, err, sizeof err, path);
+    CHECK(t && t->world.ranks == 256 && t->world.dup_us == 1037.6 &&
+              t->world.first_us == 1044.2, "setup_world: %s", t ? "not kept" : err);
+    hyt_table_free(t);
+    snprintf(text, sizeof text, "{\"format\": 2, %s}", rules);
+    t = load_text(text, err, sizeof err, path);
+    CHECK(t && t->world.ranks == 0 && !hyt_setup_world_early(&t->world),
+          "no setup_world: %s", t ? "measured" : err);
+    hyt_table_free(t);
+    struct { const char *w, *want[2]; } bad[] = {
+        {"[256, 1, 1]", {"$.setup_world must be an object {ranks, dup_us, first_us}",
+                         "fix or remove it"}},
+        {"{\"ranks\": 256, \"dup_us\": 1, \"first_us\": 1, \"x\": 1}",
+         {"$.setup_world has unknown field \"x\"", "valid fields: ranks, dup_us, first_us"}},
+        {"{\"dup_us\": 1, \"first_us\": 1}", {"$.setup_world.ranks is missing", NULL}},
+        {"{\"ranks\": 0, \"dup_us\": 1, \"first_us\": 1}",
+         {"$.setup_world.ranks = 0 is out of range", NULL}},
+        {"{\"ranks\": 4, \"dup_us\": -1, \"first_us\": 1}",
+         {"$.setup_world.dup_us = -1 is negative", "fix or remove it"}},
+        {"{\"ranks\": 4, \"dup_us\": 1}",
+         {"$.setup_world needs dup_us and first_us", "fix or remove it"}},
+        {"{\"ranks\": 4, \"dup_us\": 1, \"first_us\": \"2\"}",
+         {"$.setup_world.first_us must be a number", NULL}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "{\"format\": 2, \"setup_world\": %s, %s}", bad[i].w, rules);
+        t = load_text(text, err, sizeof err, path);
+        CHECK(t == NULL && strstr(err, path) && strstr(err, bad[i].want[0]) &&
+                  (!bad[i].want[1] || strstr(err, bad[i].want[1])),
+              "bad setup_world %s: %s", bad[i].w, t ? "loaded" : err);
+        hyt_table_free(t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     data_dir = argc > 1 ? argv[1] : "test/data";
@@ -592,5 +651,6 @@ int main(int argc, char **argv)
     test_tuning_kmax();
     test_setup_fields();
     test_gains_fields();
+    test_setup_world();
     return check_done("test_table");
 }
