@@ -370,14 +370,10 @@ static MPI_Comm sub_get(tune_bench_t *bs, const round_pt_t *rp, int n, int color
 }
 
 /* All ranks: the slowest rank's median of SETUP_REPS MPI_Comm_dup +
- * MPI_Comm_free on the communicator of the first nodes x ppn of the job
- * (node_order); -1 where a duplicate failed. */
-static double setup_cost_at(tune_bench_t *bs, const job_t *j, int nodes, int ppn)
+ * MPI_Comm_free on sub (MPI_COMM_NULL on the ranks outside it, freed after
+ * when owned); -1 where a duplicate failed. */
+static double setup_median(MPI_Comm sub, int owned)
 {
-    int pos = j->node_pos[hyt_world_node_of[hyt_world_rank]];
-    round_pt_t rp = {.pt = {.nodes = nodes, .ppn = ppn}};
-    int color = pos < nodes && j->my_local < ppn ? 0 : MPI_UNDEFINED, owned;
-    MPI_Comm sub = sub_get(bs, &rp, 1, color, pos * j->ppn + j->my_local, &owned);
     double v[SETUP_REPS], mine[2] = {0, 0}; /* median us, failed */
     for (int i = 0; sub != MPI_COMM_NULL && i < SETUP_REPS; i++) {
         MPI_Comm d;
@@ -396,6 +392,30 @@ static double setup_cost_at(tune_bench_t *bs, const job_t *j, int nodes, int ppn
     if (owned && sub != MPI_COMM_NULL)
         PMPI_Comm_free(&sub);
     return mine[1] ? -1 : mine[0];
+}
+
+/* setup_median on the communicator of the first nodes x ppn of the job
+ * (node_order). */
+static double setup_cost_at(tune_bench_t *bs, const job_t *j, int nodes, int ppn)
+{
+    int pos = j->node_pos[hyt_world_node_of[hyt_world_rank]];
+    round_pt_t rp = {.pt = {.nodes = nodes, .ppn = ppn}};
+    int color = pos < nodes && j->my_local < ppn ? 0 : MPI_UNDEFINED, owned;
+    MPI_Comm sub = sub_get(bs, &rp, 1, color, pos * j->ppn + j->my_local, &owned);
+    return setup_median(sub, owned);
+}
+
+/* With --tune-nodes (the job's all_nodes > the search's nodes):
+ * setup_median on communicators of nodes x ppn ranks spread over the whole
+ * job, every all_nodes / nodes-th node, all such slices at once (as an
+ * application's row or column communicators are). */
+static double setup_cost_spread(const job_t *j, int nodes, int ppn)
+{
+    int pos = j->node_pos[hyt_world_node_of[hyt_world_rank]], stride = j->all_nodes / nodes;
+    int color = pos < stride * nodes && j->my_local < ppn ? pos % stride : MPI_UNDEFINED;
+    MPI_Comm sub;
+    PMPI_Comm_split(MPI_COMM_WORLD, color, pos * j->ppn + j->my_local, &sub);
+    return setup_median(sub, 1);
 }
 
 void hyt_tune_world_setup(job_t *j)
@@ -442,13 +462,21 @@ void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j)
         /* whole nodes: 1 (if it holds 2 ranks), 2, 4, ... nodes; on one node:
          * 2, 4, ... ppn ranks; the shape itself last */
         int many = nodes > 1, top = many ? nodes : ppn;
+        /* the largest shape's rules serve the job's communicators
+         * (--tune-nodes): at each size the cost of neighbouring nodes or of
+         * nodes spread over the job, whichever is larger */
+        int job = nodes == j->nodes && ppn == j->ppn && j->all_nodes > nodes;
         for (int m = many && ppn > 1 ? 1 : 2; m < top && n < SETUP_SIZES_MAX - 1; m *= 2) {
             ranks[n] = many ? m * ppn : m;
             us[n] = setup_cost_at(bs, j, many ? m : 1, many ? ppn : m);
+            if (job && many && us[n] >= 0)
+                us[n] = fmax(us[n], setup_cost_spread(j, m, ppn));
             n += us[n] >= 0;
         }
         ranks[n] = nodes * ppn;
         us[n] = j->setup_us[s] = setup_cost_at(bs, j, nodes, ppn);
+        if (job && many && us[n] >= 0)
+            us[n] = j->setup_us[s] = fmax(us[n], setup_cost_spread(j, nodes, ppn));
         n += us[n] >= 0;
         hyt_rules_setup_fit(ranks, us, n, &j->setup_fit[s]);
         if (j->setup_us[s] < 0)
@@ -456,8 +484,7 @@ void hyt_tune_setup_cost(tune_bench_t *bs, job_t *j)
         /* the largest shape's rules serve the job's larger communicators
          * (--tune-nodes): its cost is measured on the whole job too */
         double job_us = -1;
-        if (nodes == j->nodes && ppn == j->ppn && j->all_nodes > nodes &&
-            j->setup_fit[s].x != HYT_SETUP_FIT_NONE &&
+        if (job && j->setup_fit[s].x != HYT_SETUP_FIT_NONE &&
             (job_us = setup_cost_at(bs, j, j->all_nodes, ppn)) >= 0) {
             j->setup_fit[s].job_ranks = j->all_nodes * ppn;
             j->setup_fit[s].job_us = job_us;
