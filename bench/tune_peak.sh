@@ -18,13 +18,13 @@
 # fraction of a full run's time.  -t: each candidate measured once, only
 # at its own largest size under the limit (placeholders at every size below
 # it), and the native guard: the peak of the largest points alone, in less
-# time still (many large points in a row hold more: docs/memory.md): a first run whose every grid point is a placeholder, with no
-# native guard, prints the `tune: memory:` lines and benchmarks nothing but
-# the set-up cost of a communicator; the second measures each
-# candidate once at the size those lines give it (the collective's largest,
-# or the smaller one a candidate stops at), then the native guard, whose
-# checks reach those sizes' neighbours; Barrier, benchmarked at one size,
-# is measured as in any run.  Without -f or -t: one ordinary run.
+# time still (many large points in a row hold more: docs/memory.md).  A
+# first run whose every grid point is a placeholder, with no native guard,
+# prints the `tune: memory:` lines and benchmarks nothing but the set-up
+# cost of a communicator; the second measures each candidate at the size
+# those lines give it (the collective's largest, or the smaller one the
+# candidate stops at); Barrier, benchmarked at one size, is measured as in
+# any run.  Without -f or -t: one ordinary run.
 # DIR (default: a temporary directory, removed) keeps the log, the table,
 # the samples and `rises` (a line each time the private figure is 64 MiB
 # above the last line's, with the collective being tuned); SMPI_EXTRA adds
