@@ -17,7 +17,8 @@
  * others, the total kept.  Per point: N warm-up calls (-w, default 1; hybrid
  * mode tunes a key online once it has had HYTUNE_HOT_CALLS calls, so give it
  * enough to settle; table mode: more while hytune's private duplicate waits
- * to be repaid), then N timed calls (-i, default 3; hybrid mode: enough to
+ * to be repaid, and in hybrid mode N more after it, since hybrid mode tunes
+ * a key only from its duplicate on), then N timed calls (-i, default 3; hybrid mode: enough to
  * spread its periodic drift checks as an application's calls do)
  * after a barrier; a call's time is the slowest rank's; a call that fails or
  * falls back aborts the run.  Prints
@@ -142,7 +143,12 @@ static void sweep(hyt_coll_t c, int skew, const hyt_alg_t *alg, const char *name
          * algorithm only because the private duplicate's set-up is not yet
          * repaid (docs/memory.md), as collbench's 20 warm-up calls let it
          * happen: the timed calls are the table's steady state */
-        for (int w = 1; table_mode && setup_waits(c) > 0 && w < MAX_SETUP_WARMUP; w++)
+        int waited = 0;
+        for (int w = 1; table_mode && setup_waits(c) > 0 && w < MAX_SETUP_WARMUP; w++, waited = 1)
+            one(&a, alg, k);
+        /* hybrid mode counts a key's calls towards hot from the duplicate
+         * on: its warm-up starts again there */
+        for (int w = 0; waited && hyt_cfg.mode == HYT_MODE_HYBRID && w < warmups; w++)
             one(&a, alg, k);
         double sum = 0;
         for (int it = 0; it < iters; it++)

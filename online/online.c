@@ -52,6 +52,7 @@ typedef struct {
     point_kind_t kind;
     double t;          /* global window time, seconds */
     int checks;        /* PT_DRIFT that found no drift: consecutive checks at k merged here */
+    double own;        /* the window's own_t (below) */
 } point_t;
 
 /* One algorithm of a key's shortlist, with the radix it is measured at. */
@@ -142,6 +143,11 @@ struct hyt_online_key {
     double check_local;     /* this rank's seconds in the last window's barrier and
                              * agreement (sent with the next window) */
     double check_cost;      /* maximum over ranks of check_local: agreed */
+    double own_sum;         /* this rank's seconds inside the window's calls */
+    double own_t;           /* the latest window's calls alone, per call
+                             * (maximum over ranks of own_sum / calls): agreed;
+                             * 0 before the first window */
+    double settled_own;     /* own_t of the settled k's latest window */
     double *global;         /* their maxima over the ranks */
     /* overhead of the current probing segment: windows after its start one */
     double seg_sum_t;
@@ -309,14 +315,15 @@ static const hyt_key_ext_hooks_t ext_hooks = {
     .json = hyt_online_key_json,
 };
 
-/* Room for windows of len calls: each call's time, plus two slots (the
- * local cost of the previous check and whether a call of the window fell
- * back to PMPI), twice (this rank's and the agreed), and each call's root. */
+/* Room for windows of len calls: each call's time, plus three slots (the
+ * local cost of the previous check, whether a call of the window fell back
+ * to PMPI, and the seconds per call inside the calls: own_t), twice (this
+ * rank's and the agreed), and each call's root. */
 static int window_room(struct hyt_online_key *o, int len)
 {
     if (len <= o->cap)
         return 0;
-    double *samples = malloc(2 * ((size_t)len + 2) * sizeof *samples);
+    double *samples = malloc(2 * ((size_t)len + 3) * sizeof *samples);
     int *roots = malloc((size_t)len * sizeof *roots);
     if (!samples || !roots) {
         free(samples);
@@ -326,7 +333,7 @@ static int window_room(struct hyt_online_key *o, int len)
     free(o->samples);
     free(o->roots);
     o->samples = samples;
-    o->global = samples + len + 2;
+    o->global = samples + len + 3;
     o->roots = roots;
     o->cap = len;
     return 0;
@@ -393,6 +400,7 @@ static void begin_window(struct hyt_online_key *o, state_t st, int k)
     o->state = st;
     o->k_run = k;
     o->nsamples = 0;
+    o->own_sum = 0;
     o->pending = 0;
     o->misses = 0;
     o->fell_back = 0;
@@ -672,9 +680,10 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, i
     double *v = o->global, t0 = PMPI_Wtime();
     o->samples[n] = o->check_local; /* the previous check's cost, agreed below */
     o->samples[n + 1] = o->fell_back;
+    o->samples[n + 2] = o->own_sum / n;
     if (ctx->size == 1) {
         v = o->samples;
-    } else if (PMPI_Allreduce(o->samples, o->global, n + 2, MPI_DOUBLE, MPI_MAX,
+    } else if (PMPI_Allreduce(o->samples, o->global, n + 3, MPI_DOUBLE, MPI_MAX,
                               hyt_comm_priv(ctx)) != MPI_SUCCESS) {
         static int once;
         hyt_log_once(&once, HYT_LOG_WARN, HYT_TOPIC_ONLINE,
@@ -683,6 +692,8 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, i
     }
     o->check_cost = v[n];
     *fell_back = v[n + 1] > 0;
+    o->own_t = v[n + 2];
+    o->own_sum = 0;
     /* this check's own cost (barrier of a rooted window, set in
      * before_slow; 0 for the others, plus this allreduce), agreed with the
      * next window */
@@ -709,13 +720,26 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, i
     return hyt_probe_window_time(v, n, o->loop_timed > 0, spread);
 }
 
+/* The settled key's time per call that its auto drift checks are budgeted
+ * against: the settled level, except that a loop-timed window's time per
+ * call holds whatever the application does between the calls (computation,
+ * PMPI calls, other communicators' collectives): there, the calls alone
+ * (settled_own) when shorter.  Both are agreed, so every rank
+ * gets the same value. */
+static double drift_base(const struct hyt_online_key *o)
+{
+    return o->loop_timed > 0 && o->settled_own > 0 && o->settled_own < o->settled_t
+               ? o->settled_own
+               : o->settled_t;
+}
+
 /* A settled key's next drift window: HYTUNE_DRIFT_INTERVAL calls from now,
- * or for auto an interval from the agreed check cost and settled time. */
+ * or for auto an interval from the agreed check cost and drift_base. */
 static void schedule_drift(struct hyt_online_key *o)
 {
     o->drift_every = hyt_cfg.drift_interval >= 0
                          ? (uint64_t)hyt_cfg.drift_interval
-                         : (uint64_t)hyt_probe_drift_calls(o->check_cost, o->settled_t,
+                         : (uint64_t)hyt_probe_drift_calls(o->check_cost, drift_base(o),
                                                            o->n - o->last_settle);
     o->next_drift = o->drift_every ? o->n + o->drift_every : 0;
 }
@@ -726,13 +750,21 @@ static void add_point(struct hyt_online_key *o, int k, point_kind_t kind, double
         o->points_dropped++;
         return;
     }
-    o->points[o->npoints++] = (point_t){k, o->cur, kind, t, 0};
+    o->points[o->npoints++] = (point_t){k, o->cur, kind, t, 0, o->own_t};
 }
 
 static void settle(struct hyt_online_key *o)
 {
     o->settled_k = o->probe.best_k;
     o->settled_t = o->probe.best_t;
+    /* the settled k's own time: its latest window's (the latest window may
+     * have measured another k) */
+    o->settled_own = o->own_t;
+    for (int i = o->npoints - 1; !o->points_dropped && i >= 0; i--)
+        if (o->points[i].k == o->settled_k && o->points[i].cand == o->cur) {
+            o->settled_own = o->points[i].own;
+            break;
+        }
     o->overhead += o->seg_sum_t - o->seg_windows * o->window * o->settled_t;
     o->seg_sum_t = 0;
     o->seg_windows = 0;
@@ -857,6 +889,7 @@ static void drift_window(struct hyt_online_key *o, double t, double s)
             if (!o->points_dropped)
                 o->points[o->npoints - 1].checks = 1;
         }
+        o->settled_own = o->own_t; /* this window ran the settled k */
         o->state = ST_SETTLED;
         schedule_drift(o);
         return;
@@ -900,6 +933,7 @@ void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
         return;
     o->fell_back |= fell_back != 0;
     o->samples[o->nsamples++] = o->loop_timed > 0 ? PMPI_Wtime() - o->window_t0 : seconds;
+    o->own_sum += seconds;
     if (o->nsamples < o->window)
         return;
     int fb;
@@ -965,6 +999,8 @@ int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
     info->reprobe_call = (long long)o->reprobe_call;
     info->loop_timed = o->loop_timed > 0;
     info->drift_every = o->settled_call ? (long long)o->drift_every : 0;
+    info->drift_call_us = o->settled_call ? drift_base(o) * 1e6 : 0;
+    info->drift_check_us = o->check_cost * 1e6;
     info->alg_now = o->alg->name;
     info->candidates = o->nc;
     info->chosen = o->chosen >= 0 ? o->cand[o->chosen].alg->name : NULL;
@@ -1105,6 +1141,8 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
     json_object_object_add(j, "drift_every_calls",
                            o->settled_call ? json_object_new_int64((int64_t)o->drift_every) : NULL);
     json_object_object_add(j, "drift_check_cost_us", json_object_new_double(o->check_cost * 1e6));
+    json_object_object_add(j, "drift_call_us",
+                           o->settled_call ? json_object_new_double(drift_base(o) * 1e6) : NULL);
     if (o->nc > 1) {
         json_object *cs = json_object_new_array();
         for (int i = 0; i < o->nc; i++) {

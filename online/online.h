@@ -52,6 +52,8 @@ typedef struct hyt_online_info {
     long long reprobe_call;     /* call whose drift window started the latest re-probe (0: none) */
     int loop_timed;             /* Bcast/Reduce windows timed as a back-to-back loop */
     long long drift_every;      /* calls between drift checks now (0: none or not settled) */
+    double drift_call_us;       /* time per call the auto interval budgets 2% of (0: not settled) */
+    double drift_check_us;      /* agreed cost of the latest check (barrier and agreement) */
     const char *alg_now;        /* algorithm of the key's next call */
     int candidates;             /* shortlist length (1: radix only) */
     const char *chosen;         /* algorithm the latest choice picked (NULL: none yet) */

@@ -10,8 +10,11 @@
  * and that a change of the curve after settling (drift) is detected and
  * re-probed, again with one radix sequence on all ranks.
  * With "bcast" the key is a Bcast called back to back: its windows are
- * timed as a loop (one barrier, increments of the calls' ends).
- * Run: smpirun -np 64 ... ./test_online_agree [calls [bcast]] */
+ * timed as a loop (one barrier, increments of the calls' ends).  With
+ * "gap" it is such a Bcast at a quarter of the cost with 50 us of
+ * computation after every call (no drift): the auto drift interval must
+ * budget its checks against the calls alone, not the loop's time per call.
+ * Run: smpirun -np 64 ... ./test_online_agree [calls [bcast|gap]] */
 #include "online/online.h"
 #include "src/hyt.h"
 #include "test/check.h"
@@ -58,7 +61,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     int calls = argc > 1 ? atoi(argv[1]) : 1500, shift_at = calls / 2;
-    int bcast = argc > 2 && strcmp(argv[2], "bcast") == 0;
+    int gap = argc > 2 && strcmp(argv[2], "gap") == 0;
+    int bcast = gap || (argc > 2 && strcmp(argv[2], "bcast") == 0);
+    double scale = gap ? 0.25 : 1;
+    if (gap)
+        shift_at = calls + 1;
     const hyt_alg_t *alg = bcast ? &fake_bcast : &fake;
     rng = 0x2545f4914f6cdd1dULL ^ ((uint64_t)rank * 0x9e3779b97f4a7c15ULL);
     hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
@@ -78,7 +85,7 @@ int main(int argc, char **argv)
         out_of_range += k < 2 || k > p;
         double t0 = MPI_Wtime();
         /* per-rank noise up to +-5%, and rank 5 always 30% slower */
-        double cost = curve(k, p, i > shift_at) * (1.0 + 0.1 * (urand() - 0.5));
+        double cost = scale * curve(k, p, i > shift_at) * (1.0 + 0.1 * (urand() - 0.5));
         if (rank == 5)
             cost *= 1.3;
         smpi_execute_flops(cost * 1e9); /* hosts run 1 Gflop/s */
@@ -90,6 +97,8 @@ int main(int argc, char **argv)
         int kk[2] = {k, -k}, r[2];
         PMPI_Allreduce(kk, r, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         diverged += r[0] != -r[1];
+        if (gap)
+            smpi_execute_flops(50e-6 * 1e9);
         int sk;
         if (!settled_call && hyt_online_key_settled(key, &sk) == 1) {
             settled_call = i;
@@ -128,11 +137,24 @@ int main(int argc, char **argv)
     CHECK(hyt_online_key_info(key, &info) == 0 && info.loop_timed == bcast,
           "windows %s, want %s", info.loop_timed ? "loop-timed" : "timed per call",
           bcast ? "loop-timed (back to back)" : "per call");
-    if (hyt_cfg.drift_interval < 0) /* auto: calls of ~60 us, checks of a few us */
+    if (hyt_cfg.drift_interval < 0 && !gap) /* auto: calls of ~60 us, checks of a few us */
         CHECK(info.drift_every >= 16 && info.drift_every <= 100, "auto drift interval %lld",
               info.drift_every);
-    if (hyt_cfg.drift_interval < 0 ||
-        (hyt_cfg.drift_interval > 0 && hyt_cfg.drift_interval < calls / 4)) {
+    if (hyt_cfg.drift_interval < 0) {
+        /* auto: the checks cost at most 2% of the calls' own time (or the
+         * interval is at its largest); with the gap that time is the calls
+         * alone, well below the loop's time per call */
+        CHECK(info.drift_every == 1000 ||
+                  info.drift_every * 0.02 * info.drift_call_us >= info.drift_check_us * (1 - 1e-9),
+              "auto drift interval %lld: checks of %.2f us against calls of %.2f us", info.drift_every,
+              info.drift_check_us, info.drift_call_us);
+        if (gap)
+            CHECK(info.drift_call_us > 0 && info.drift_call_us < 0.5 * info.settled_us,
+                  "drift budgeted against %.2f us a call, the loop's time per call %.2f us",
+                  info.drift_call_us, info.settled_us);
+    }
+    if (!gap && (hyt_cfg.drift_interval < 0 ||
+                 (hyt_cfg.drift_interval > 0 && hyt_cfg.drift_interval < calls / 4))) {
         /* the shift makes the settled k 1.8x slower: drift must be seen and
          * re-probing must recover most of the gap (per-call noise is +-5%,
          * so the end k is only asked to be within 10% of the new optimum) */
@@ -144,8 +166,10 @@ int main(int argc, char **argv)
               "re-probing did not move off the old radix %d (now %d)", k_settled1, k_end);
     }
     if (rank == 0)
-        printf("first settle: call %d k=%d (optimum %d); end k=%d (optimum after shift %d)\n",
-               settled_call, k_settled1, best, k_end, best2);
+        printf("first settle: call %d k=%d (optimum %d); end k=%d (optimum after shift %d); "
+               "drift check every %lld calls (%.2f us against %.2f us a call, loop %.2f us)\n",
+               settled_call, k_settled1, best, k_end, best2, info.drift_every, info.drift_check_us,
+               info.drift_call_us, info.settled_us);
     int rc = check_done("test_online_agree");
     MPI_Finalize();
     return rc;
