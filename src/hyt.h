@@ -206,6 +206,7 @@ typedef enum {
     HYT_FB_ALGORITHM,     /* the algorithm declined the call (HYT_UNSUPPORTED) */
     HYT_FB_SCRATCH,       /* its scratch exceeds HYTUNE_SCRATCH_MAX or some rank lacks it */
     HYT_FB_SETUP,         /* the private duplicate's set-up is not yet repaid (runtime.c) */
+    HYT_FB_SLOWER,        /* the rule's gain measured at this scale is negative (runtime.c) */
     HYT_NFB
 } hyt_fallback_t;
 const char *hyt_fallback_name(hyt_fallback_t f);

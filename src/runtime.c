@@ -174,6 +174,21 @@ static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg,
     return ctx->rent < setup;
 }
 
+/* Has the tuner measured the rule's kernel slower than MPI's own algorithm
+ * at ctx's size and the call's selection size: a negative gain
+ * (hyt_rule_gain; between two measured scales the lower one, so a rule
+ * tuned on a slice of the job that loses on the whole job loses on the
+ * communicators between them too)?  Only the table, ctx's size and the
+ * selection size decide, so every rank decides alike (docs/memory.md). */
+static int slower_at_scale(const hyt_args_t *a, const hyt_comm_t *ctx, const hyt_rule_t *rule)
+{
+    if (rule->ngains == 0 || (rule->alg->flags & HYT_ALG_NATIVE))
+        return 0;
+    uint64_t sel = hyt_coll_props(a->coll) & HYT_CP_LOCAL_SIZE ? UINT64_MAX : (uint64_t)a->bytes;
+    int known;
+    return hyt_rule_gain(rule, ctx->size, sel, &known) < 0 && known;
+}
+
 /* MPI_COMM_WORLD's first intercepted collective (docs/memory.md): a
  * library that sets MPI_COMM_WORLD's collectives up at its first
  * collective (SimGrid's MPICH selection does, at its first Bcast, Reduce
@@ -218,6 +233,13 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
 {
     hyt_coll_t c = a->coll;
     int timed = hyt_cfg.stats != NULL;
+    hyt_fallback_t fb = HYT_FB_NONE;
+    /* a rule the table measured slower than MPI at this scale runs MPI's
+     * own algorithm, and is not tuned online */
+    if (rule && !ctx->is_inter && HYT_UNLIKELY(slower_at_scale(a, ctx, rule))) {
+        fb = HYT_FB_SLOWER;
+        online = 0;
+    }
     /* hybrid mode's windows run on the private duplicate: a communicator
      * whose set-up the rent has not yet repaid takes the table's rule (and
      * the rent) instead, and its keys are tuned online once it has one */
@@ -230,9 +252,8 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
     const hyt_alg_t *ran = alg;
     int ran_k = k;
     double t0 = timed ? PMPI_Wtime() : 0;
-    hyt_fallback_t fb = HYT_FB_NONE;
     int rc;
-    if ((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter) {
+    if (fb == HYT_FB_SLOWER || ((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter)) {
         rc = hyt_call_pmpi(a);
     } else if (HYT_UNLIKELY(ctx->priv == MPI_COMM_NULL) && rule && !online && !ctx->is_inter &&
                setup_unpaid(a, ctx, alg, rule)) {

@@ -68,6 +68,7 @@ static const char *const fb_names[HYT_NFB] = {
     [HYT_FB_ALGORITHM] = "declined by algorithm",
     [HYT_FB_SCRATCH] = "scratch memory",
     [HYT_FB_SETUP] = "set-up not yet repaid",
+    [HYT_FB_SLOWER] = "slower at this scale",
 };
 
 const char *hyt_fallback_name(hyt_fallback_t f)

@@ -14,7 +14,11 @@
  *                       at the Bcast that comes before the Allreduce
  *                       calls, and MPI's own collectives (that Bcast, a
  *                       Reduce and a Bcast after them, which no rule set
- *                       covers) run on it; W = 0 (the default): not. */
+ *                       covers) run on it; W = 0 (the default): not.
+ *   test_setup_rent F W S  S = 1: the table's gains put rule 1 below MPI
+ *                       at this scale, so the 256-int calls run MPI's own
+ *                       algorithm, counted "slower at this scale", add no
+ *                       rent and are not kernel calls; S = 0: they are. */
 #include "src/hyt.h"
 #include "test/check.h"
 #include "test/mpi/both.h"
@@ -33,14 +37,16 @@ int main(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int me, first = argc > 1 ? atoi(argv[1]) : -1, early = argc > 2 ? atoi(argv[2]) : 0;
+    int me, first = argc > 1 ? atoi(argv[1]) : -1, early = argc > 2 ? atoi(argv[2]) : 0,
+        slow = argc > 3 ? atoi(argv[3]) : 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     CHECK(first >= 0 && first <= NCALLS, "usage: test_setup_rent FIRST_KERNEL_CALL (0..%d)",
           NCALLS);
     enum { cap = 256 * sizeof(int) };
     int sb[2][256], rb[2][256];
     hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
-    uint64_t v[3] = {0, 0, 0}; /* duplicate missing after a call, tuned, set-up fallbacks */
+    uint64_t v[4] = {0, 0, 0, 0}; /* duplicate missing after a call, tuned, set-up
+                                   * fallbacks, slower-at-scale fallbacks */
     long n = 8;
     HYT_TEST_BOTH("bcast", n, 1, for (long j = 0; j < n; j++) r[j] = me ? 0 : 11 * (int)j + 5,
                   MPI_Bcast(r, (int)n, MPI_INT, 0, MPI_COMM_WORLD));
@@ -70,15 +76,27 @@ int main(int argc, char **argv)
         if (k) {
             v[1] += k->tuned;
             v[2] += k->fallbacks[HYT_FB_SETUP];
+            v[3] += k->fallbacks[HYT_FB_SLOWER];
         }
     }
-    uint64_t kernels = first ? NCALLS - first + 1 : 0, lo[3], hi[3];
-    CHECK(v[1] == kernels && v[2] == NCALLS - kernels,
-          "%llu calls ran the kernel, %llu waited for the set-up; want %llu and %llu",
-          (unsigned long long)v[1], (unsigned long long)v[2], (unsigned long long)kernels,
-          (unsigned long long)(NCALLS - kernels));
-    PMPI_Allreduce(v, lo, 3, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-    PMPI_Allreduce(v, hi, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    /* calls i + 1 >= first run the kernel, the others wait for the set-up;
+     * with slow, the 256-int calls (odd i) neither */
+    uint64_t kernels = 0, waited = 0, slower = 0, lo[4], hi[4];
+    for (int i = 0; i < NCALLS; i++) {
+        if (slow && i % 2)
+            slower++;
+        else if (first && i + 1 >= first)
+            kernels++;
+        else
+            waited++;
+    }
+    CHECK(v[1] == kernels && v[2] == waited && v[3] == slower,
+          "%llu calls ran the kernel, %llu waited for the set-up, %llu were slower at this "
+          "scale; want %llu, %llu and %llu",
+          (unsigned long long)v[1], (unsigned long long)v[2], (unsigned long long)v[3],
+          (unsigned long long)kernels, (unsigned long long)waited, (unsigned long long)slower);
+    PMPI_Allreduce(v, lo, 4, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(v, hi, 4, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     CHECK(memcmp(lo, hi, sizeof lo) == 0, "ranks differ in their counts");
     if (me == 0)
         printf("setup rent: %llu calls before the duplicate, %llu kernel calls\n",
