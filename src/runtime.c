@@ -156,16 +156,12 @@ static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *
  * native_us - predicted_us).  Only the table, ctx's size and the call's
  * selection size decide, so every rank decides alike.  1: run MPI's own
  * algorithm now. */
-static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg,
-                        const hyt_rule_t *rule)
+static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg, double gain,
+                        int known)
 {
     double setup = ctx->setup_cost[a->coll];
     if (setup < 0)
         return 0;
-    int known;
-    /* the size every rank selected with (a local size selects the last rule) */
-    uint64_t sel = hyt_coll_props(a->coll) & HYT_CP_LOCAL_SIZE ? UINT64_MAX : (uint64_t)a->bytes;
-    double gain = hyt_rule_gain(rule, ctx->size, sel, &known);
     if (!known ||
         hyt_alg_check(alg, a) != HYT_FB_NONE) /* falls back for its own reason */
         return 0;
@@ -174,19 +170,14 @@ static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg,
     return ctx->rent < setup;
 }
 
-/* Has the tuner measured the rule's kernel slower than MPI's own algorithm
- * at ctx's size and the call's selection size: a negative gain
- * (hyt_rule_gain; between two measured scales the lower one, so a rule
- * tuned on a slice of the job that loses on the whole job loses on the
- * communicators between them too)?  Only the table, ctx's size and the
- * selection size decide, so every rank decides alike (docs/memory.md). */
-static int slower_at_scale(const hyt_args_t *a, const hyt_comm_t *ctx, const hyt_rule_t *rule)
+/* The rule's gain over MPI's own algorithm at ctx's size and the size
+ * every rank selected with (a local size selects the last rule):
+ * hyt_rule_gain, the same on every rank. */
+static double call_gain(const hyt_args_t *a, const hyt_comm_t *ctx, const hyt_rule_t *rule,
+                        int *known)
 {
-    if (rule->ngains == 0 || (rule->alg->flags & HYT_ALG_NATIVE))
-        return 0;
     uint64_t sel = hyt_coll_props(a->coll) & HYT_CP_LOCAL_SIZE ? UINT64_MAX : (uint64_t)a->bytes;
-    int known;
-    return hyt_rule_gain(rule, ctx->size, sel, &known) < 0 && known;
+    return hyt_rule_gain(rule, ctx->size, sel, known);
 }
 
 /* MPI_COMM_WORLD's first intercepted collective (docs/memory.md): a
@@ -234,11 +225,20 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
     hyt_coll_t c = a->coll;
     int timed = hyt_cfg.stats != NULL;
     hyt_fallback_t fb = HYT_FB_NONE;
-    /* a rule the table measured slower than MPI at this scale runs MPI's
-     * own algorithm, and is not tuned online */
-    if (rule && !ctx->is_inter && HYT_UNLIKELY(slower_at_scale(a, ctx, rule))) {
-        fb = HYT_FB_SLOWER;
-        online = 0;
+    /* a rule's kernel the tuner measured slower than MPI's own algorithm at
+     * ctx's size and this size (a negative measured gain; between two
+     * measured scales the lower one, so a rule tuned on a slice of the job
+     * that loses on the whole job loses on the communicators between them
+     * too) runs MPI's own algorithm and is not tuned online (docs/memory.md) */
+    int known = 0;
+    double gain = 0;
+    if (rule && !ctx->is_inter) {
+        gain = call_gain(a, ctx, rule, &known);
+        if (HYT_UNLIKELY(known && rule->ngains > 0 && gain < 0 &&
+                         !(rule->alg->flags & HYT_ALG_NATIVE))) {
+            fb = HYT_FB_SLOWER;
+            online = 0;
+        }
     }
     /* hybrid mode's windows run on the private duplicate: a communicator
      * whose set-up the rent has not yet repaid takes the table's rule (and
@@ -256,7 +256,7 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
     if (fb == HYT_FB_SLOWER || ((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter)) {
         rc = hyt_call_pmpi(a);
     } else if (HYT_UNLIKELY(ctx->priv == MPI_COMM_NULL) && rule && !online && !ctx->is_inter &&
-               setup_unpaid(a, ctx, alg, rule)) {
+               setup_unpaid(a, ctx, alg, gain, known)) {
         fb = HYT_FB_SETUP;
         rc = hyt_call_pmpi(a);
     } else {
