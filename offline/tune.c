@@ -215,6 +215,7 @@ static int mpi_main(const tune_opts_t *t)
         hyt_al_free(cs[i].al);
         free(cs[i].grid);
         free(cs[i].rules);
+        free(cs[i].job_rules);
         free(cs[i].meas);
     }
     free(cs);

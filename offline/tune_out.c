@@ -81,6 +81,7 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
                          const hyt_nb_table_t *nb)
 {
     hyt_tune_coll_t colls[MAX_COLLS];
+    hyt_tune_job_native_t jn = {0};
     hyt_tune_set_t *sets = calloc((size_t)ncs * 64, sizeof *sets);
     const char **names = calloc((size_t)ncs * 256, sizeof *names);
     int rc = -1;
@@ -95,7 +96,8 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
             names[i * 256 + cs[i].cands[q].cat] = cs[i].cands[q].alg->name;
         for (int s = 0; s < j->nshapes; s++) {
             if (!cs[i].rules || cs[i].nrules[s] < 1 ||
-                hyt_tune_shortlist(j, &cs[i], s, t->max_bytes, names + i * 256) != 0) {
+                hyt_tune_shortlist(j, &cs[i], s, t->max_bytes, names + i * 256, cs[i].rules[s],
+                                   cs[i].nrules[s]) != 0) {
                 fprintf(stderr, "hytune tune: %s: no rules for %d nodes x %d ranks (no model "
                         "fitted, or out of memory); %s not written\n", colls[i].name,
                         j->shapes[s][0], j->shapes[s][1], t->out);
@@ -104,6 +106,27 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
             sets[i * 64 + colls[i].nsets++] = (hyt_tune_set_t){
                 j->shapes[s][0], j->shapes[s][1], cs[i].nrules[s], cs[i].rules[s], names + i * 256,
                 j->setup_us[s], j->setup_fit[s]};
+        }
+        /* --tune-nodes: the job's own set, where native beat the largest
+         * shape's rules on the whole job (that shape then serves up to its
+         * own nodes: sets are written by nodes ascending) */
+        int s = cs[i].job_shape;
+        if (cs[i].job_rules && colls[i].nsets < 64) {
+            if (hyt_tune_shortlist(j, &cs[i], s, t->max_bytes, names + i * 256, cs[i].job_rules,
+                                   cs[i].njob_rules) != 0) {
+                fprintf(stderr, "hytune tune: %s: out of memory; %s not written\n",
+                        colls[i].name, t->out);
+                goto out;
+            }
+            sets[i * 64 + colls[i].nsets++] = (hyt_tune_set_t){
+                j->all_nodes, j->shapes[s][1], cs[i].njob_rules, cs[i].job_rules,
+                names + i * 256, j->setup_us[s], j->setup_fit[s]};
+        }
+        if (cs[i].job_measured > 0) {
+            jn.nodes = j->all_nodes;
+            jn.measured += cs[i].job_measured;
+            jn.sizes += cs[i].job_sizes;
+            jn.rules += cs[i].job_changed;
         }
     }
     char ver[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown";
@@ -116,7 +139,7 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
             if (cs[i].cands[q].k > k_max)
                 k_max = cs[i].cands[q].k;
     char *txt = hyt_table_json(j->all_nodes, j->ppn, ver, t->arrival ? t->arrival : "sync",
-                               k_max >= 2 ? k_max : 0, &j->world, colls, ncs, nb);
+                               k_max >= 2 ? k_max : 0, &jn, &j->world, colls, ncs, nb);
     char err[600];
     if (!txt) {
         fprintf(stderr, "hytune tune: out of memory building the table\n");

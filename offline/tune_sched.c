@@ -460,6 +460,72 @@ typedef struct gain_pt {
     uint64_t bytes;
 } gain_pt_t;
 
+/* --tune-nodes: the largest shape's rules serve the job's larger
+ * communicators.  Where native was faster than a rule's candidate on the
+ * whole job by more than the noise (hyt_rules_guard_keep with the two
+ * exchanged: native's median below the candidate's by more than
+ * max(HYT_GUARD_MARGIN, two standard errors)), a copy of those rules with
+ * native there (hyt_rules_apply_native: the midpoint decides between a
+ * lost size and a kept one) becomes the job's own rule set, cs->job_rules;
+ * the largest shape's set then serves up to its own nodes.  g[0..n): the
+ * gain points (measure_gains), both sides measured. */
+static void job_native(tune_ctx_t *x, coll_state_t *cs, const gain_pt_t *g, int n, int nat)
+{
+    const job_t *j = &x->job;
+    hyt_rules_verdict_t *v = malloc((size_t)n * sizeof *v);
+    hyt_tune_rule_t *out = malloc(MAX_RULES * sizeof *out);
+    int nv = 0, lost = 0, s = -1, changed = 0;
+    if (!v || !out)
+        goto out;
+    for (int i = 0; i < n; i++) {
+        if (g[i].nodes != j->all_nodes)
+            continue;
+        s = g[i].s; /* the largest shape: the only one measured on the whole job */
+        const hyt_tune_rule_t *ru = &cs->rules[s][g[i].r];
+        int ppn = j->shapes[s][1];
+        hyt_al_point_t pc = {g[i].nodes, ppn, g[i].bytes, ru->alg, ru->k},
+                       pn = {g[i].nodes, ppn, g[i].bytes, nat, 0};
+        meas_t bc, bn;
+        const meas_t *mc = meas_find(cs, &pc, &bc), *mn = meas_find(cs, &pn, &bn);
+        if (!mc || !mn || mc->cut || mn->cut)
+            continue; /* failed: no verdict, the rule stays there */
+        int slower = hyt_rules_guard_keep(mn->us, mn->sp, mc->us, mc->sp, 0);
+        v[nv++] = (hyt_rules_verdict_t){g[i].r, g[i].bytes, !slower};
+        lost += slower;
+    }
+    int nr = 0;
+    if (lost)
+        nr = hyt_rules_apply_native(cs->rules[s], cs->nrules[s], v, nv, nat, coll_gran(cs->c),
+                                    out, MAX_RULES, &changed);
+    for (int r = 0; r < nr; r++) { /* a rule cut short keeps the gains in its own sizes */
+        uint64_t lo = r ? out[r - 1].bytes_max + 1 : 0;
+        int k = 0;
+        for (int q = 0; q < out[r].ngains; q++)
+            if (out[r].gains[q].bytes >= lo && out[r].gains[q].bytes <= out[r].bytes_max)
+                out[r].gains[k++] = out[r].gains[q];
+        out[r].ngains = k;
+    }
+    cs->job_measured = nv;
+    cs->job_sizes = lost;
+    cs->job_changed = nr > 0 ? changed : 0;
+    if (nr > 0) {
+        cs->job_rules = out;
+        cs->njob_rules = nr;
+        cs->job_shape = s;
+        out = NULL;
+    }
+    char also[160] = "";
+    if (cs->job_rules)
+        snprintf(also, sizeof also, ": the job's own rule set, native there, serves its "
+                 "communicators above %d nodes", j->shapes[s][0]);
+    fprintf(stderr, "tune: %s: on the job's %d nodes native is faster beyond the noise at %d of "
+            "%d sizes, %d rules changed%s\n", hyt_coll_name((hyt_coll_t)cs->c), j->all_nodes,
+            lost, nv, cs->job_changed, also);
+out:
+    free(v);
+    free(out);
+}
+
 static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
 {
     const job_t *j = &x->job;
@@ -541,6 +607,8 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
     fprintf(stderr, "tune: %s: gains over native: %d sizes (%d of them on the job's %d nodes), "
             "%d points measured (%.3f s)\n", hyt_coll_name((hyt_coll_t)cs->c), n, njob,
             j->all_nodes, m + mjob, cs->guard_cost - cost0);
+    if (njob > 0)
+        job_native(x, cs, g, n, nat);
 out:
     free(g);
     free(todo);
@@ -551,7 +619,7 @@ out:
 /* The shortlists of shape s's final rules (table format 2): the candidates
  * the model cannot rule out next to each rule's choice.  0, or -1. */
 int hyt_tune_shortlist(const job_t *j, coll_state_t *cs, int s, uint64_t max_bytes,
-                           const char *const *names)
+                       const char *const *names, hyt_tune_rule_t *rules, int nr)
 {
     hyt_al_point_t cp[256];
     int nodes = j->shapes[s][0], ppn = j->shapes[s][1], nc = 0, nat = -1;
@@ -562,8 +630,7 @@ int hyt_tune_shortlist(const job_t *j, coll_state_t *cs, int s, uint64_t max_byt
             nat = cs->cands[q].cat;
     }
     return hyt_rules_shortlist(predict_valid, cs, hyt_rules_spread_al, cs->al, nodes, ppn, cp, nc,
-                               names, nat, shape_top(cs, nodes, ppn), cs->rules[s],
-                               cs->nrules[s]);
+                               names, nat, shape_top(cs, nodes, ppn), rules, nr);
 }
 
 int hyt_tune_setup_coll(tune_ctx_t *x, coll_state_t *cs, int c)

@@ -32,6 +32,12 @@ typedef struct coll_state {
     /* rank 0: the rules of each shape (j->shapes order), after the native guard */
     hyt_tune_rule_t (*rules)[MAX_RULES];
     int nrules[64];
+    /* rank 0, --tune-nodes: the job's own rule set, the largest shape's
+     * (job_shape) with native where native beat a rule on the whole job by
+     * more than the noise (NULL: none such, the largest shape's serve it);
+     * the sizes measured there, those native won and the rules changed */
+    hyt_tune_rule_t *job_rules;
+    int njob_rules, job_shape, job_measured, job_sizes, job_changed;
     double guard_cost;  /* benchmark seconds of the native guard's points */
     meas_t *meas;       /* rank 0: every point measured for this collective */
     int nmeas, capmeas;
@@ -60,8 +66,9 @@ void hyt_tune_warm_start(coll_state_t *cs, const hyt_oracle_t *o);
 int hyt_tune_coll_root(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE *dump);
 void hyt_tune_coll_follow(tune_ctx_t *x, coll_state_t *cs);
 
-/* Rank 0: the shortlists of shape s's final rules.  0, or -1. */
+/* Rank 0: the shortlists of rules[0..nr), shape s's final rules or the
+ * job's own set (cs->job_rules, from shape s's).  0, or -1. */
 int hyt_tune_shortlist(const job_t *j, coll_state_t *cs, int s, uint64_t max_bytes,
-                       const char *const *names);
+                       const char *const *names, hyt_tune_rule_t *rules, int nr);
 
 #endif

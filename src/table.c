@@ -953,7 +953,7 @@ static json_object *nb_json(const hyt_nb_table_t *t)
 }
 
 char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, int k_max,
-                     const hyt_setup_world_t *world, const hyt_tune_coll_t *colls, int ncolls,
+                     const hyt_tune_job_native_t *jn, const hyt_setup_world_t *world, const hyt_tune_coll_t *colls, int ncolls,
                      const hyt_nb_table_t *nb)
 {
     json_object *root = json_object_new_object(), *plat = json_object_new_object(),
@@ -970,6 +970,14 @@ char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, i
                                                                     : "slowest rank's call"));
     if (k_max > 0)
         json_object_object_add(tu, "k_max", json_object_new_int(k_max));
+    if (jn && jn->nodes > 0) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "nodes", json_object_new_int(jn->nodes));
+        json_object_object_add(o, "measured", json_object_new_int(jn->measured));
+        json_object_object_add(o, "sizes", json_object_new_int(jn->sizes));
+        json_object_object_add(o, "rules", json_object_new_int(jn->rules));
+        json_object_object_add(tu, "job_native", o);
+    }
     json_object_object_add(root, "tuning", tu);
     if (world && world->ranks > 0) {
         json_object *w = json_object_new_object();

@@ -46,16 +46,26 @@ typedef struct hyt_tune_coll {
     const hyt_tune_set_t *sets;   /* any order: written by (nodes, ppn) ascending */
 } hyt_tune_coll_t;
 
+/* hytune tune --tune-nodes on the whole job (docs/tuner.md item 8): the
+ * sizes at which the largest shape's rules were measured against native
+ * there, those where native was faster beyond the noise, and the rules
+ * the job's own rule set changed to native there.  Written as
+ * "tuning": {"job_native": {nodes, measured, sizes, rules}}; nodes 0: not
+ * written. */
+typedef struct hyt_tune_job_native {
+    int nodes, measured, sizes, rules;
+} hyt_tune_job_native_t;
+
 /* JSON text of the table (malloc'ed) or NULL.  The largest shape of the job
  * gets no nodes_max / ppn_max bound, so larger communicators match it.
  * nb: the nonblocking section (MPICH's algorithms), or NULL for none.
  * arrival: the --arrival pattern the times were measured with ("sync" by
  * default), written as "tuning": {"arrival", "metric"}; k_max > 0: the
  * largest radix tried, written as "tuning": {"k_max"} (it bounds hybrid
- * mode's radix probe); world (NULL or ranks 0: none): the tuner's
+ * mode's radix probe); jn (NULL: none): "tuning": {"job_native"}; world (NULL or ranks 0: none): the tuner's
  * MPI_COMM_WORLD set-up, written as "setup_world". */
 char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, int k_max,
-                     const hyt_setup_world_t *world, const hyt_tune_coll_t *colls, int ncolls,
+                     const hyt_tune_job_native_t *jn, const hyt_setup_world_t *world, const hyt_tune_coll_t *colls, int ncolls,
                      const hyt_nb_table_t *nb);
 
 #endif

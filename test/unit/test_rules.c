@@ -233,7 +233,7 @@ static void test_table(void)
     int n2 = hyt_rules_build(two_alg, NULL, 4, 2, c2, 2, 1, 1 << 20, 1, r2, 4);
     hyt_tune_set_t sets[2] = {{4, 2, n2, r2, names, -1, {0}}, {1, 1, n1, r1, names, -1, {0}}};
     hyt_tune_coll_t coll = {"allreduce", 2, sets};
-    char *txt = hyt_table_json(4, 2, "test", "sync", 16, NULL, &coll, 1, NULL);
+    char *txt = hyt_table_json(4, 2, "test", "sync", 16, NULL, NULL, &coll, 1, NULL);
     CHECK(txt != NULL, "json");
     char path[] = "/tmp/hyt-test-rules-XXXXXX";
     int fd = mkstemp(path);
@@ -348,7 +348,7 @@ static void test_shortlist(void)
     hyt_tune_set_t set = {2, 2, n, r, names, 131.5, {HYT_SETUP_FIT_LOG2, -3.5, 2.25, 2, 16, 0, -1}};
     hyt_tune_coll_t coll = {"allreduce", 1, &set};
     hyt_setup_world_t world = {16, 145.25, 141.125};
-    char *txt = hyt_table_json(2, 2, "test", "sync", 0, &world, &coll, 1, NULL);
+    char *txt = hyt_table_json(2, 2, "test", "sync", 0, NULL, &world, &coll, 1, NULL);
     char path[] = "/tmp/hyt-test-rules-XXXXXX", err[512];
     int fd = mkstemp(path);
     close(fd);
@@ -398,7 +398,7 @@ static void test_table_nb(void)
     hyt_nb_set_t sets[2] = {{2, 2, 2, r0}, {INT32_MAX, INT32_MAX, 1, r1}};
     nb.nsets[HYT_NB_IALLREDUCE] = 2;
     nb.sets[HYT_NB_IALLREDUCE] = sets;
-    char *txt = hyt_table_json(2, 2, "test", "sync", 0, NULL, &coll, 1, &nb);
+    char *txt = hyt_table_json(2, 2, "test", "sync", 0, NULL, NULL, &coll, 1, &nb);
     char path[] = "/tmp/hyt-test-rules-XXXXXX", err[512];
     int fd = mkstemp(path);
     close(fd);

@@ -7,7 +7,14 @@
  * --tune-nodes on a job of RANKS ranks) at least one such rule has gains,
  * the unbounded set has the job's set-up cost (setup_job at RANKS) and each
  * of its rules that has gains has them at its shape's ranks and at RANKS.
- * Usage: test_tune_load [-j RANKS] FILE COLL... */
+ * With -n too (the tuner found native faster on the whole job than some of
+ * the largest shape's rules, docs/tuner.md item 8): the unbounded set is
+ * the job's own, after a set bounded at the shape's nodes; at every size
+ * where a rule of that bounded set has a gain at RANKS, the unbounded set
+ * chooses that rule's own algorithm where the gain is >= 0, and native or
+ * that algorithm where it is negative; native at least once, where the
+ * bounded set keeps its kernel (its own communicators keep their win).
+ * Usage: test_tune_load [-j RANKS [-n]] FILE COLL... */
 #include "src/hyt.h"
 #include "test/check.h"
 
@@ -16,16 +23,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* -n: the job's own set against the set bounded at the tuned shape. */
+static void check_job_native(const hyt_table_t *t, hyt_coll_t c, int job, const char *name)
+{
+    int n = t->nsets[c];
+    CHECK(n >= 2, "%s: %d rule sets, want the tuned shape's and the job's own", name, n);
+    if (n < 2)
+        return;
+    const hyt_rule_set_t *own = &t->sets[c][n - 1], *shape = &t->sets[c][n - 2];
+    CHECK(own->nodes_max == INT32_MAX && shape->nodes_max < t->platform_nodes,
+          "%s: sets bounded at %d and %d nodes, want the shape's nodes then none", name,
+          shape->nodes_max, own->nodes_max);
+    int lost = 0, points = 0;
+    for (int r = 0; r < shape->nrules; r++) {
+        const hyt_rule_t *ru = &shape->rules[r];
+        for (int g = 0; g < ru->ngains; g++) {
+            const hyt_gain_t *ga = &ru->gains[g];
+            if (ga->ranks != job)
+                continue;
+            const hyt_rule_t *jr = hyt_rules_lookup(own, ga->bytes);
+            int same = jr->alg == ru->alg && jr->k == ru->k,
+                native = (jr->alg->flags & HYT_ALG_NATIVE) != 0;
+            points++;
+            CHECK(same || (ga->us < 0 && native), "%s: %llu B: the job's set chooses %s, the "
+                  "shape's %s with a gain of %g us on %d ranks", name,
+                  (unsigned long long)ga->bytes, jr->alg->name, ru->alg->name, ga->us, job);
+            lost += native && !same && hyt_rules_lookup(shape, ga->bytes) == ru;
+        }
+    }
+    CHECK(points > 0 && lost > 0, "%s: native at %d of the %d sizes measured on %d ranks, want "
+          "at least one", name, lost, points, job);
+}
+
 int main(int argc, char **argv)
 {
-    int job = 0;
+    int job = 0, job_native = 0;
     if (argc > 2 && !strcmp(argv[1], "-j")) {
         job = atoi(argv[2]);
         argv += 2;
         argc -= 2;
+        if (argc > 1 && !strcmp(argv[1], "-n")) {
+            job_native = 1;
+            argv++;
+            argc--;
+        }
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s [-j RANKS] TABLE COLLECTIVE...\n", argv[0]);
+        fprintf(stderr, "usage: %s [-j RANKS [-n]] TABLE COLLECTIVE...\n", argv[0]);
         return 2;
     }
     char err[1024];
@@ -77,6 +121,8 @@ int main(int argc, char **argv)
               "algorithm has native_us", argv[i], kernel_rules);
         CHECK(!job || !kernel_rules || with_gains, "%s: none of its %d rules choosing a "
               "hytune algorithm has gains", argv[i], kernel_rules);
+        if (job_native && c >= 0)
+            check_job_native(t, (hyt_coll_t)c, job, argv[i]);
         /* the whole job's shape must be covered */
         CHECK(c >= 0 && hyt_table_match(t, (hyt_coll_t)c, t->platform_nodes, t->platform_ppn),
               "%s: no set for the job's own shape", argv[i]);
