@@ -587,6 +587,8 @@ struct hyt_comm {
     uint64_t seq;           /* intercepted collective calls so far (the same on every rank) */
     double rent;            /* expected gains of kernel calls run natively before the
                              * private duplicate was made (the same on every rank) */
+    double rent_native;     /* those calls' native time, as the table gives it (the same
+                             * on every rank) */
     double setup_cost[HYT_NCOLL]; /* hyt_setup_cost of rules[c] at size (< 0: unknown) */
     int world_first;        /* MPI_COMM_WORLD before its first intercepted collective */
     int mpi_on_priv;        /* MPI's own collectives run on priv, not comm: the duplicate

@@ -146,18 +146,38 @@ static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *
                  hyt_coll_name(key->coll), alg->name, hyt_fallback_name(why));
 }
 
+/* A purchase of the private duplicate is repaid only by the calls after
+ * it, which may be none: at worst it slows the job by its whole set-up
+ * cost.  Bought only once the MPI library's own time of the calls that
+ * waited for it is at least this many times that cost, it slows the job by
+ * at most 1/SETUP_NATIVE_MULT (1%) of the job's time in those calls (NAS MG
+ * class S on dragonfly-64: its rent reaches the 247 us of its 64-rank
+ * communicator at its 93rd of 96 calls, whose 8 us of gains left the run
+ * 0.83x).  An integer, so that the comparison is exact. */
+#define SETUP_NATIVE_MULT 100
+
+/* Has ctx's rent paid a set-up cost of setup us (docs/memory.md): the
+ * expected gains forgone reached it, and it is at most 1/SETUP_NATIVE_MULT
+ * of the native time of the calls that waited. */
+static inline int setup_repaid(const hyt_comm_t *ctx, double setup)
+{
+    return ctx->rent >= setup && ctx->rent_native >= SETUP_NATIVE_MULT * setup;
+}
+
 /* The ski-rental rule for the private duplicate (docs/memory.md): before
  * ctx has one, a call whose table rule chose a kernel, with the rule set's
  * set-up cost and the rule's gain known, adds its expected gain (when
- * positive) to ctx's rent and runs MPI's own algorithm until the rent
- * reaches the set-up cost (the rule set's, at ctx's size: src/comm.c); the
- * call that reaches it makes the duplicate.  The gain is the rule's at ctx's
- * size and the call's selection size (hyt_rule_gain: the measured gains, or
- * native_us - predicted_us).  Only the table, ctx's size and the call's
- * selection size decide, so every rank decides alike.  1: run MPI's own
- * algorithm now. */
-static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg, double gain,
-                        int known)
+ * positive) to ctx's rent and its native time (the rule's native_us, at
+ * least the gain) to ctx's rent_native, and runs MPI's own algorithm until
+ * setup_repaid holds for the set-up cost (the rule set's, at ctx's size:
+ * src/comm.c); the call at which it holds makes the duplicate.  The gain
+ * is the rule's at ctx's size and the call's selection size
+ * (hyt_rule_gain: the measured gains, or native_us - predicted_us).  Only
+ * the table, ctx's size and the call's selection size decide, and every
+ * rank adds the same numbers in the same order, so every rank decides
+ * alike.  1: run MPI's own algorithm now. */
+static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_rule_t *rule,
+                        const hyt_alg_t *alg, double gain, int known)
 {
     double setup = ctx->setup_cost[a->coll];
     if (setup < 0)
@@ -165,9 +185,12 @@ static int setup_unpaid(hyt_args_t *a, hyt_comm_t *ctx, const hyt_alg_t *alg, do
     if (!known ||
         hyt_alg_check(alg, a) != HYT_FB_NONE) /* falls back for its own reason */
         return 0;
+    double native = rule->native_us > gain ? rule->native_us : gain;
     if (gain > 0)
         ctx->rent += gain;
-    return ctx->rent < setup;
+    if (native > 0)
+        ctx->rent_native += native;
+    return !setup_repaid(ctx, setup);
 }
 
 /* The rule's gain over MPI's own algorithm at ctx's size and the size
@@ -244,7 +267,7 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
      * whose set-up the rent has not yet repaid takes the table's rule (and
      * the rent) instead, and its keys are tuned online once it has one */
     if (online && HYT_UNLIKELY(ctx->priv == MPI_COMM_NULL) && ctx->setup_cost[c] >= 0 &&
-        ctx->rent < ctx->setup_cost[c])
+        !setup_repaid(ctx, ctx->setup_cost[c]))
         online = 0;
     if (online)
         timed |= online = call_hooks->before(ctx, key, rule, hyt_coll_has_root(c) ? a->root : -1,
@@ -256,7 +279,7 @@ static HYT_NOINLINE int dispatch_full(hyt_args_t *a, hyt_comm_t *ctx, hyt_key_t 
     if (fb == HYT_FB_SLOWER || ((alg->flags & HYT_ALG_NATIVE) && !ctx->is_inter)) {
         rc = hyt_call_pmpi(a);
     } else if (HYT_UNLIKELY(ctx->priv == MPI_COMM_NULL) && rule && !online && !ctx->is_inter &&
-               setup_unpaid(a, ctx, alg, gain, known)) {
+               setup_unpaid(a, ctx, rule, alg, gain, known)) {
         fb = HYT_FB_SETUP;
         rc = hyt_call_pmpi(a);
     } else {
