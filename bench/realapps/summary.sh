@@ -1,9 +1,15 @@
 #!/bin/sh
 # The real-application table and plot from runs of bench/realapps/run.sh.
 #
-# usage: sh bench/realapps/summary.sh [-o PLOT.png] [-t TITLE] OUTDIR...
-#   OUTDIR   output folders of bench/realapps/run.sh (their speedup.csv)
+# usage: sh bench/realapps/summary.sh [-o PLOT.png] [-t TITLE] RUNS...
+#        sh bench/realapps/summary.sh -u TABLE.csv OUTDIR...
+#   RUNS     output folders of bench/realapps/run.sh (their speedup.csv), or
+#            files in that format (docs/data/realapps.csv: the rows README's
+#            table and plot show)
 #   -o       also draw the speedups as a PNG (gnuplot, bench/plot/apps.gp)
+#   -u       put the rows of OUTDIRs' speedup.csv into TABLE.csv, each
+#            replacing the row of the same platform, ranks, application and
+#            input (written atomically), then summarize TABLE.csv
 # Prints one Markdown row per application, platform and rank count: the
 # speedup of the whole run's communication time (simulated, computation off)
 # over MPICH's selection, offline and hybrid, the tuning time (simulated s)
@@ -14,20 +20,41 @@ HYT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
 png='' title='real applications: speedup of the communication time over the MPICH selection'
-while getopts o:t: opt; do
+update=''
+while getopts o:t:u: opt; do
     case $opt in
-    o) png=$OPTARG ;; t) title=$OPTARG ;;
+    o) png=$OPTARG ;; t) title=$OPTARG ;; u) update=$OPTARG ;;
     *) die "usage: see the comment at the top of bench/realapps/summary.sh" ;;
     esac
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || die "give the output folders of bench/realapps/run.sh"
+header=platform,ranks,app,input,mpich_s,offline_s,hybrid_s,speedup_offline,speedup_hybrid,tune_s,breakeven_runs_offline
+# the speedup.csv of a folder, or a file in its format
+runs_csv() {
+    f=$1
+    [ -d "$f" ] && f=$f/speedup.csv
+    [ -s "$f" ] || die "no $f: give output folders of bench/realapps/run.sh or files like docs/data/realapps.csv"
+    [ "$(head -n 1 "$f")" = "$header" ] || die "$f: its first line is not '$header'"
+    echo "$f"
+}
+if [ -n "$update" ]; then
+    [ ! -e "$update" ] || [ "$(head -n 1 "$update")" = "$header" ] ||
+        die "$update: its first line is not '$header'"
+    tmp=$update.tmp.$$
+    {
+        echo "$header"
+        # the new rows first so that awk keeps them: the key is fields 1-4
+        for d in "$@"; do awk -F, 'NR > 1 && $8 != ""' "$(runs_csv "$d")"; done
+        [ -e "$update" ] && tail -n +2 "$update"
+    } | awk -F, 'NR == 1 { print; next } !seen[$1 FS $2 FS $3 FS $4]++' >"$tmp" &&
+        mv "$tmp" "$update" || { rm -f "$tmp"; die "cannot write $update"; }
+    set -- "$update"
+fi
 rows=$(mktemp) || die "cannot create a temporary file"
 trap 'rm -f "$rows"' EXIT
 for d in "$@"; do
-    [ -s "$d/speedup.csv" ] || die "no $d/speedup.csv: give output folders of bench/realapps/run.sh"
-    # platform,ranks,app,input,mpich_s,offline_s,hybrid_s,speedup_offline,speedup_hybrid,tune_s,breakeven
-    awk -F, 'NR > 1 && $8 != ""' "$d/speedup.csv" >>"$rows"
+    awk -F, 'NR > 1 && $8 != ""' "$(runs_csv "$d")" >>"$rows"
 done
 [ -s "$rows" ] || die "no run with both mpich and offline in $*"
 echo "| application | input | platform | ranks | offline | hybrid | tuning (s) | break-even (runs) |"
