@@ -188,14 +188,16 @@ D_DOC := $(DESTDIR)$(docdir)
 # the documentation, in the tree's layout (README.md links docs/...)
 DOC_FILES := $(wildcard docs/*.md)
 DOC_IMG := $(wildcard docs/img/*)
+DOC_DATA := $(wildcard docs/data/*)
 SMPI_BINS := $(if $(SMPICC),hytune-smpicc) $(if $(SMPICC),$(if $(SMPICXX),hytune-smpicxx)) \
     $(if $(SMPICC),$(if $(SMPIF90),hytune-smpif90))
 
 install: all
-	install -d $(D_BIN) $(D_LIB)/pkgconfig $(D_INC) $(D_MAN) $(D_PLAT)/traces $(D_MOD) $(D_DOC)/docs/img
+	install -d $(D_BIN) $(D_LIB)/pkgconfig $(D_INC) $(D_MAN) $(D_PLAT)/traces $(D_MOD) $(D_DOC)/docs/img $(D_DOC)/docs/data
 	install -m 644 README.md $(D_DOC)/
 	install -m 644 $(DOC_FILES) $(D_DOC)/docs/
 	$(if $(DOC_IMG),install -m 644 $(DOC_IMG) $(D_DOC)/docs/img/)
+	$(if $(DOC_DATA),install -m 644 $(DOC_DATA) $(D_DOC)/docs/data/)
 	install -m 755 $(B)/lib/libhytune.so.$(VERSION) $(D_LIB)/
 	ln -sf libhytune.so.$(VERSION) $(D_LIB)/$(SONAME)
 	ln -sf $(SONAME) $(D_LIB)/libhytune.so
@@ -224,9 +226,9 @@ uninstall:
 	    $(D_INC)/hytune.h $(D_MAN)/hytune.1 $(D_MOD)/$(VERSION)
 	rm -f $(addprefix $(D_PLAT)/,$(notdir $(wildcard platforms/*.xml))) \
 	    $(addprefix $(D_PLAT)/traces/,$(notdir $(wildcard platforms/traces/*)))
-	rm -f $(D_DOC)/README.md $(addprefix $(D_DOC)/,$(DOC_FILES) $(DOC_IMG))
+	rm -f $(D_DOC)/README.md $(addprefix $(D_DOC)/,$(DOC_FILES) $(DOC_IMG) $(DOC_DATA))
 	-rmdir $(D_PLAT)/traces $(D_PLAT) $(DESTDIR)$(datadir)/hytune $(D_MOD) \
-	    $(D_DOC)/docs/img $(D_DOC)/docs $(D_DOC) 2>/dev/null
+	    $(D_DOC)/docs/img $(D_DOC)/docs/data $(D_DOC)/docs $(D_DOC) 2>/dev/null
 
 clean:
 	rm -rf $(B)

@@ -9,7 +9,8 @@
 #   -o       also draw the speedups as a PNG (gnuplot, bench/plot/apps.gp)
 #   -u       put the rows of OUTDIRs' speedup.csv into TABLE.csv, each
 #            replacing the row of the same platform, ranks, application and
-#            input (written atomically), then summarize TABLE.csv
+#            input in its place (a row of a new key goes at the end; written
+#            atomically), then summarize TABLE.csv
 # Prints one Markdown row per application, platform and rank count: the
 # speedup of the whole run's communication time (simulated, computation off)
 # over MPICH's selection, offline and hybrid, the tuning time (simulated s)
@@ -41,14 +42,18 @@ runs_csv() {
 if [ -n "$update" ]; then
     [ ! -e "$update" ] || [ "$(head -n 1 "$update")" = "$header" ] ||
         die "$update: its first line is not '$header'"
-    tmp=$update.tmp.$$
-    {
-        echo "$header"
-        # the new rows first so that awk keeps them: the key is fields 1-4
-        for d in "$@"; do awk -F, 'NR > 1 && $8 != ""' "$(runs_csv "$d")"; done
-        [ -e "$update" ] && tail -n +2 "$update"
-    } | awk -F, 'NR == 1 { print; next } !seen[$1 FS $2 FS $3 FS $4]++' >"$tmp" &&
-        mv "$tmp" "$update" || { rm -f "$tmp"; die "cannot write $update"; }
+    for d in "$@"; do runs_csv "$d" >/dev/null; done
+    tmp=$update.tmp.$$ new=$update.new.$$
+    # the key is fields 1-4: a replaced row keeps its place, a new one goes at the end
+    for d in "$@"; do awk -F, 'NR > 1 && $8 != ""' "$(runs_csv "$d")"; done >"$new" || die "cannot write $new"
+    [ -s "$new" ] || { rm -f "$new"; die "no run with both mpich and offline in $*: $update unchanged"; }
+    { if [ -e "$update" ]; then cat "$update"; else echo "$header"; fi; } |
+        awk -F, 'FNR == NR { k = $1 FS $2 FS $3 FS $4; if (!(k in row)) order[++n] = k; row[k] = $0; next }
+            FNR == 1 { print; next }
+            { k = $1 FS $2 FS $3 FS $4 } k in row { if (!done[k]++) print row[k]; next } { print }
+            END { for (i = 1; i <= n; i++) if (!done[order[i]]) print row[order[i]] }' "$new" - >"$tmp" &&
+        mv "$tmp" "$update" || { rm -f "$tmp" "$new"; die "cannot write $update"; }
+    rm -f "$new"
     set -- "$update"
 fi
 rows=$(mktemp) || die "cannot create a temporary file"
@@ -69,7 +74,7 @@ if [ -n "$png" ]; then
     dat=$(mktemp) || die "cannot create a temporary file"
     awk -F, '{ p = $1; sub(/^dragonfly-/, "df", p); sub(/^fattree-/, "ft", p)
         printf "%s-%s-%s %s %s\n", $3, p, $2, $8, ($9 == "" ? 0 : $9) }' "$rows" >"$dat"
-    gnuplot -e "datafile='$dat'; outfile='$png'; plottitle='$title'; set xtics rotate by -30" "$HYT_TOP/bench/plot/apps.gp" ||
+    gnuplot -e "datafile='$dat'; outfile='$png'; plottitle='$title'; set xtics rotate by -90" "$HYT_TOP/bench/plot/apps.gp" ||
         { rm -f "$dat"; die "gnuplot failed drawing $png"; }
     rm -f "$dat"
 fi
