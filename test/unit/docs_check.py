@@ -22,7 +22,12 @@ the top of the tree; the code side is always the built tool and src/):
   - every example selection table (```json blocks with "collectives") loads
     without a message (`HYTUNE_TABLE=example hytune topo`);
   - every figure of docs/results.md's rows appears on the page the row links,
-    and every figure of README.md's results table in docs/results.md.
+    and every figure of README.md's results table in docs/results.md;
+  - README.md's real-application table and docs/realapps.md's "Measured: whole
+    runs" table are docs/data/realapps.csv's rows, in its order, as
+    bench/realapps/summary.sh prints them (speedups to 2 decimals; realapps.md
+    also the tuning time and the break-even), and the geometric means README.md,
+    docs/realapps.md and docs/results.md give are the file's.
 --schema: every field of the statistics files is named in docs/statistics.md's
 schema (and the same check fails with one field renamed there).
 --seeded copies the documents, plants one mistake of each kind in turn and
@@ -329,6 +334,63 @@ def check(code, root):
                     if not has_figure(results, fig):
                         errors.append("README.md: its results table gives %s, which "
                                       "docs/results.md does not" % fig)
+    errors += realapps_check(root, texts)
+    return errors
+
+
+def realapps_check(root, texts):
+    """README's real-application table, docs/realapps.md's whole-run table and the
+    geometric means the pages give against docs/data/realapps.csv"""
+    import math
+    path = os.path.join(root, "docs", "data", "realapps.csv")
+    if not os.path.exists(path):
+        return ["docs/data/realapps.csv: missing (README.md's real-application table is its rows)"]
+    lines = open(path).read().splitlines()
+    fix = "(bench/realapps/summary.sh docs/data/realapps.csv prints them)"
+    two = lambda v: "-" if v == "" else "%.2f" % float(v)
+    rows = [l.split(",") for l in lines[1:] if l.split(",")[7:8] not in ([], [""])]
+    errors = []
+    want = [(r[0], r[1], two(r[7]), two(r[8])) for r in rows]
+    want_long = [w + ("-" if r[9] == "" else "%.3f" % float(r[9]), r[10]) for w, r in zip(want, rows)]
+
+    def table(text, header):
+        m = re.search(r"^" + re.escape(header) + r"\n\|[-:| ]+\|\n((?:\|.*\n)*)", text, re.M)
+        if not m:
+            return None
+        return [[c.strip() for c in l.strip().strip("|").split("|")] for l in m.group(1).splitlines()]
+
+    for f, header, pick, exp in (
+            ("README.md", "| application | platform | ranks | offline | hybrid |",
+             lambda c: (c[1], c[2], c[3], c[4]), want),
+            ("docs/realapps.md", "| application | input | platform | ranks | offline | hybrid | "
+             "tuning (s) | break-even (runs) |",
+             lambda c: (c[2], c[3], c[4], c[5], c[6], c[7]), want_long)):
+        seen("real-application tables")
+        got = table(texts.get(f, ""), header)
+        if got is None:
+            errors.append("%s: no table headed %s" % (f, header))
+            continue
+        got = [pick(c) for c in got]
+        for i in range(max(len(got), len(exp))):
+            g = " ".join(got[i]) if i < len(got) else "missing"
+            e = " ".join(exp[i]) if i < len(exp) else "missing"
+            if g != e:
+                errors.append("%s: the real-application table's row %d is \"%s\", not "
+                              "docs/data/realapps.csv's \"%s\" %s" % (f, i + 1, g, e, fix))
+                break
+
+    def geomean(vals):
+        vals = [float(v) for v in vals if v != "" and float(v) > 0]
+        return "%.4f" % math.exp(sum(map(math.log, vals)) / len(vals)) if vals else "nan"
+
+    go, gh = geomean(r[7] for r in rows), geomean(r[8] for r in rows)
+    for f, text in (("README.md", "Geometric mean over the %d rows %s offline, %s hybrid" % (len(rows), go, gh)),
+                    ("docs/realapps.md", "Geometric mean over the %d rows %s offline, %s hybrid" % (len(rows), go, gh)),
+                    ("docs/results.md", "geometric mean %s / %s" % (go, gh))):
+        seen("real-application geometric means")
+        if text not in texts.get(f, ""):
+            errors.append("%s: does not say \"%s\", docs/data/realapps.csv's geometric means %s"
+                          % (f, text, fix))
     return errors
 
 
@@ -364,6 +426,7 @@ SEEDS = [
      "does not name the package scalapack-mpi-test"),
     ("docs/results.md", "FIGURE", None, "which docs/"),
     ("README.md", "FIGURE", None, "which docs/results.md does not"),
+    ("docs/data/realapps.csv", "CSVROW", None, "README.md: the real-application table's row 1 is"),
 ]
 
 
@@ -396,6 +459,11 @@ def seeded(code):
             if old == "FIGURE":
                 old, new, fig = bump_figure(f, text)
                 want = "gives %s, %s" % (fig, want)
+            elif old == "CSVROW":  # the first row's offline speedup 0.05 higher
+                old = text.splitlines()[1]
+                c = old.split(",")
+                c[7] = "%.4f" % (float(c[7]) + 0.05)
+                new = ",".join(c)
             if not old or old not in text:
                 print("docs_check --seeded: %s no longer contains %r: update SEEDS" % (f, old))
                 bad += 1
