@@ -250,8 +250,10 @@ static void report_key(const hyt_comm_t *ctx, const hyt_key_t *key, void *arg)
         fprintf(out, "%s", key->alg->name);
         if (hyt_alg_has_radix(key->alg))
             fprintf(out, ":k=%d", key->k);
-    } else {
+    } else if (key_passed(key)) {
         fprintf(out, "native (%s)", passed_reason(ctx, key));
+    } else { /* every call a fallback: the reasons follow */
+        fprintf(out, "native (fallback)");
     }
     if (key->tuned && key->tuned != key->calls)
         fprintf(out, "  [tuned %llu of %llu]", (unsigned long long)key->tuned,
