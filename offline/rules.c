@@ -206,6 +206,14 @@ int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules
             n = push_rule(out, n, max, seg);
         }
     }
+    for (int r = 0; r < n; r++) { /* a rule cut short keeps the gains in its own sizes */
+        uint64_t lo = r ? out[r - 1].bytes_max + 1 : 0;
+        int k = 0;
+        for (int q = 0; q < out[r].ngains; q++)
+            if (out[r].gains[q].bytes >= lo && out[r].gains[q].bytes <= out[r].bytes_max)
+                out[r].gains[k++] = out[r].gains[q];
+        out[r].ngains = k;
+    }
     return n;
 }
 

@@ -70,7 +70,8 @@ typedef struct hyt_rules_verdict {
 /* Rewrite rules with the verdicts (ascending bytes within each rule):
  * within a checked rule's range, sizes nearer (arithmetic midpoint, rounded
  * to gran) a native verdict than a kept one take native (native_alg, k 0);
- * unchecked rules stay; equal neighbours are merged.  Writes at most max
+ * unchecked rules stay; equal neighbours are merged; a rule keeps only
+ * the measured gains within its (new) sizes.  Writes at most max
  * rules to out (out may not alias rules); returns the count, or -1.
  * *changed: the rules that lost at least one size to native. */
 int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules_verdict_t *v,

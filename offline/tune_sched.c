@@ -497,14 +497,6 @@ static void job_native(tune_ctx_t *x, coll_state_t *cs, const gain_pt_t *g, int 
     if (lost)
         nr = hyt_rules_apply_native(cs->rules[s], cs->nrules[s], v, nv, nat, coll_gran(cs->c),
                                     out, MAX_RULES, &changed);
-    for (int r = 0; r < nr; r++) { /* a rule cut short keeps the gains in its own sizes */
-        uint64_t lo = r ? out[r - 1].bytes_max + 1 : 0;
-        int k = 0;
-        for (int q = 0; q < out[r].ngains; q++)
-            if (out[r].gains[q].bytes >= lo && out[r].gains[q].bytes <= out[r].bytes_max)
-                out[r].gains[k++] = out[r].gains[q];
-        out[r].ngains = k;
-    }
     cs->job_measured = nv;
     cs->job_sizes = lost;
     cs->job_changed = nr > 0 ? changed : 0;

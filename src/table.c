@@ -953,8 +953,8 @@ static json_object *nb_json(const hyt_nb_table_t *t)
 }
 
 char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, int k_max,
-                     const hyt_tune_job_native_t *jn, const hyt_setup_world_t *world, const hyt_tune_coll_t *colls, int ncolls,
-                     const hyt_nb_table_t *nb)
+                     const hyt_tune_job_native_t *jn, const hyt_setup_world_t *world,
+                     const hyt_tune_coll_t *colls, int ncolls, const hyt_nb_table_t *nb)
 {
     json_object *root = json_object_new_object(), *plat = json_object_new_object(),
                 *cs = json_object_new_object();

@@ -62,10 +62,11 @@ typedef struct hyt_tune_job_native {
  * arrival: the --arrival pattern the times were measured with ("sync" by
  * default), written as "tuning": {"arrival", "metric"}; k_max > 0: the
  * largest radix tried, written as "tuning": {"k_max"} (it bounds hybrid
- * mode's radix probe); jn (NULL: none): "tuning": {"job_native"}; world (NULL or ranks 0: none): the tuner's
- * MPI_COMM_WORLD set-up, written as "setup_world". */
+ * mode's radix probe); jn (NULL: none): "tuning": {"job_native"}; world
+ * (NULL or ranks 0: none): the tuner's MPI_COMM_WORLD set-up, written as
+ * "setup_world". */
 char *hyt_table_json(int nodes, int ppn, const char *mpi, const char *arrival, int k_max,
-                     const hyt_tune_job_native_t *jn, const hyt_setup_world_t *world, const hyt_tune_coll_t *colls, int ncolls,
-                     const hyt_nb_table_t *nb);
+                     const hyt_tune_job_native_t *jn, const hyt_setup_world_t *world,
+                     const hyt_tune_coll_t *colls, int ncolls, const hyt_nb_table_t *nb);
 
 #endif

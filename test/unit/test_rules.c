@@ -12,6 +12,7 @@
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -626,6 +627,16 @@ static void test_native_guard(void)
           "rules: %llu/%d %llu/%d %llu/%d", (unsigned long long)out[0].bytes_max, out[0].alg,
           (unsigned long long)out[1].bytes_max, out[1].alg, (unsigned long long)out[2].bytes_max,
           out[2].alg);
+    /* a rule cut short keeps only the gains within its new sizes: rule 1's
+     * gains at 1028 and 4096 B, it now starts at 1753 B */
+    hyt_tune_rule_t rg[3];
+    memcpy(rg, r, sizeof rg);
+    rg[1].ngains = 2;
+    rg[1].gains[0] = (hyt_gain_t){64, 1028, 2.0};
+    rg[1].gains[1] = (hyt_gain_t){64, 4096, 3.0};
+    n = hyt_rules_apply_native(rg, 3, v, 6, 0, 4, out, 8, &changed);
+    CHECK(n == 3 && out[1].ngains == 1 && out[1].gains[0].bytes == 4096 && out[0].ngains == 0,
+          "gains of the cut rule: %d", n == 3 ? out[1].ngains : -1);
     /* every verdict kept: the rules are unchanged */
     for (int i = 0; i < 6; i++)
         v[i].keep = 1;
