@@ -39,10 +39,11 @@ runs_csv() {
     [ "$(head -n 1 "$f")" = "$header" ] || die "$f: its first line is not '$header'"
     echo "$f"
 }
+# checked here, in this shell: runs_csv's die inside $(...) below would not stop the script
+for d in "$@"; do runs_csv "$d" >/dev/null; done
 if [ -n "$update" ]; then
     [ ! -e "$update" ] || [ "$(head -n 1 "$update")" = "$header" ] ||
         die "$update: its first line is not '$header'"
-    for d in "$@"; do runs_csv "$d" >/dev/null; done
     tmp=$update.tmp.$$ new=$update.new.$$
     # the key is fields 1-4: a replaced row keeps its place, a new one goes at the end
     for d in "$@"; do awk -F, 'NR > 1 && $8 != ""' "$(runs_csv "$d")"; done >"$new" || die "cannot write $new"
