@@ -5,7 +5,7 @@
 #
 #   sh bench/tune_repro.sh -o OUTDIR [-p PLATFORM] [-n NODES] [-q PPN]
 #        [-c "allreduce alltoall reduce bcast"] [-m MAX_BYTES] [-a "TUNE ARGS"]
-#        [-t TABLE] [-M "offline hybrid"] [-W WARMUPS] [-I TIMED]
+#        [-t TABLE] [-M "offline hybrid"] [-W WARMUPS] [-I TIMED] [-S SHAPES]
 #
 # Defaults: platforms/dragonfly-64.xml, 16 nodes x 4 ppn (64 ranks), the four
 # collectives above, sizes up to 16384 bytes:
@@ -36,6 +36,8 @@
 #    calls are its settled state, and -I TIMED timed calls (default 200: a
 #    settled key checks for drift every 16-1000 calls, one window with an
 #    allreduce; 3 calls would hold one such window or none).
+# -S SHAPES: the block shapes of Allgatherv, Alltoallv and Reduce_scatter,
+#    "even", "skew" or "even skew" (the default).
 # Prints every (collective, size) with MPICH's time, the table's time and the
 # ratio MPICH / table (> 1: the table is faster), the lowest ratio, and the
 # points below 0.97.  Exit status 0 even when some are below (the numbers are
@@ -45,18 +47,19 @@ HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
 
 out='' plat=$HYT_TOP/platforms/dragonfly-64.xml nodes=16 ppn=4
-colls="allreduce alltoall reduce bcast" maxb=16384 targs='' table='' modes=offline hwarm=120 hiter=200
-while getopts o:p:n:q:c:m:a:t:M:W:I: opt; do
+colls="allreduce alltoall reduce bcast" maxb=16384 targs='' table='' modes=offline hwarm=120 hiter=200 vshapes="even skew"
+while getopts o:p:n:q:c:m:a:t:M:W:I:S: opt; do
     case $opt in
     o) out=$OPTARG ;; p) plat=$OPTARG ;; n) nodes=$OPTARG ;; q) ppn=$OPTARG ;;
     c) colls=$OPTARG ;; m) maxb=$OPTARG ;; a) targs=$OPTARG ;; t) table=$OPTARG ;;
-    M) modes=$OPTARG ;; W) hwarm=$OPTARG ;; I) hiter=$OPTARG ;;
+    M) modes=$OPTARG ;; W) hwarm=$OPTARG ;; I) hiter=$OPTARG ;; S) vshapes=$OPTARG ;;
     *) die "usage: see the comment at the top of bench/tune_repro.sh" ;;
     esac
 done
 case $modes in offline | "offline hybrid") ;; *) die "-M: \"offline\" or \"offline hybrid\", not \"$modes\"" ;; esac
 case $hwarm in '' | *[!0-9]*) die "-W: a number of warm-up calls, not \"$hwarm\"" ;; esac
 case $hiter in '' | *[!0-9]*) die "-I: a number of timed calls, not \"$hiter\"" ;; esac
+case $vshapes in even | skew | "even skew") ;; *) die "-S: \"even\", \"skew\" or \"even skew\", not \"$vshapes\"" ;; esac
 [ -n "$out" ] || die "give -o OUTDIR"
 [ -f "$plat" ] || die "-p: no platform file $plat"
 case $plat in /*) ;; *) plat=$(pwd)/$plat ;; esac
@@ -115,7 +118,7 @@ if [ -n "$new" ]; then
         # newcoll_sweep sizes them: Gather/Scatter the whole vector (p blocks)
         lo=4 mul=1 shapes=even
         case $c in gather | scatter) mul=$np ;; allgatherv | alltoallv | reduce_scatter)
-            lo=$((4 * np)) shapes="even skew" ;; esac
+            lo=$((4 * np)) shapes=$vshapes ;; esac
         sizes=$(awk -v lo="$lo" -v hi="$maxb" -v m="$mul" 'BEGIN {
             for (b = lo; b <= hi; b *= 2) { printf "%s%d", s, b * m; s = ","
                 if (b >= 8 && b * 3 / 2 <= hi) printf ",%d", b * 3 / 2 * m } }')
