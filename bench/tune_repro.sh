@@ -6,6 +6,7 @@
 #   sh bench/tune_repro.sh -o OUTDIR [-p PLATFORM] [-n NODES] [-q PPN]
 #        [-c "allreduce alltoall reduce bcast"] [-m MAX_BYTES] [-a "TUNE ARGS"]
 #        [-t TABLE] [-M "offline hybrid"] [-W WARMUPS] [-I TIMED] [-S SHAPES]
+#        [-K SIZES] [-N TIMED]
 #
 # Defaults: platforms/dragonfly-64.xml, 16 nodes x 4 ppn (64 ranks), the four
 # collectives above, sizes up to 16384 bytes:
@@ -38,6 +39,12 @@
 #    allreduce; 3 calls would hold one such window or none).
 # -S SHAPES: the block shapes of Allgatherv, Alltoallv and Reduce_scatter,
 #    "even", "skew" or "even skew" (the default).
+# -K B,B,...: newcoll_sweep times only these key sizes (bytes as the table keys
+#    them, e.g. -K 4,64,1024,4096), not every one up to MAX_BYTES.
+# -N TIMED: newcoll_sweep's timed calls per size of MPICH's selection and of
+#    the offline table (default 3; SimGrid repeats a call exactly, so 1 gives
+#    the same time where one call is expensive to simulate, as SimGrid's own
+#    Scan and Exscan at 256 ranks).
 # Prints every (collective, size) with MPICH's time, the table's time and the
 # ratio MPICH / table (> 1: the table is faster), the lowest ratio, and the
 # points below 0.97.  Exit status 0 even when some are below (the numbers are
@@ -48,11 +55,13 @@ HYT_TOP=$(cd "$(dirname "$0")/.." && pwd)
 
 out='' plat=$HYT_TOP/platforms/dragonfly-64.xml nodes=16 ppn=4
 colls="allreduce alltoall reduce bcast" maxb=16384 targs='' table='' modes=offline hwarm=120 hiter=200 vshapes="even skew"
-while getopts o:p:n:q:c:m:a:t:M:W:I:S: opt; do
+keys='' niter=3
+while getopts o:p:n:q:c:m:a:t:M:W:I:S:K:N: opt; do
     case $opt in
     o) out=$OPTARG ;; p) plat=$OPTARG ;; n) nodes=$OPTARG ;; q) ppn=$OPTARG ;;
     c) colls=$OPTARG ;; m) maxb=$OPTARG ;; a) targs=$OPTARG ;; t) table=$OPTARG ;;
     M) modes=$OPTARG ;; W) hwarm=$OPTARG ;; I) hiter=$OPTARG ;; S) vshapes=$OPTARG ;;
+    K) keys=$OPTARG ;; N) niter=$OPTARG ;;
     *) die "usage: see the comment at the top of bench/tune_repro.sh" ;;
     esac
 done
@@ -60,6 +69,8 @@ case $modes in offline | "offline hybrid") ;; *) die "-M: \"offline\" or \"offli
 case $hwarm in '' | *[!0-9]*) die "-W: a number of warm-up calls, not \"$hwarm\"" ;; esac
 case $hiter in '' | *[!0-9]*) die "-I: a number of timed calls, not \"$hiter\"" ;; esac
 case $vshapes in even | skew | "even skew") ;; *) die "-S: \"even\", \"skew\" or \"even skew\", not \"$vshapes\"" ;; esac
+case $niter in '' | 0 | *[!0-9]*) die "-N: a number of timed calls >= 1, not \"$niter\"" ;; esac
+case $keys in *[!0-9,]* | ,* | *, | *,,*) die "-K: sizes in bytes separated by commas (e.g. 4,64,1024), not \"$keys\"" ;; esac
 [ -n "$out" ] || die "give -o OUTDIR"
 [ -f "$plat" ] || die "-p: no platform file $plat"
 case $plat in /*) ;; *) plat=$(pwd)/$plat ;; esac
@@ -119,7 +130,10 @@ if [ -n "$new" ]; then
         lo=4 mul=1 shapes=even
         case $c in gather | scatter) mul=$np ;; allgatherv | alltoallv | reduce_scatter)
             lo=$((4 * np)) shapes=$vshapes ;; esac
-        sizes=$(awk -v lo="$lo" -v hi="$maxb" -v m="$mul" 'BEGIN {
+        sizes=$(awk -v lo="$lo" -v hi="$maxb" -v m="$mul" -v keys="$keys" 'BEGIN {
+            if (keys != "") { n = split(keys, k, ",")
+                for (i = 1; i <= n; i++) printf "%s%d", (i > 1 ? "," : ""), k[i] * m
+                exit }
             for (b = lo; b <= hi; b *= 2) { printf "%s%d", s, b * m; s = ","
                 if (b >= 8 && b * 3 / 2 <= hi) printf ",%d", b * 3 / 2 * m } }')
         for sh in $shapes; do
@@ -128,12 +142,12 @@ if [ -n "$new" ]; then
             progress "tune_repro: $c $sh, MPICH's selection and the table"
             # shellcheck disable=SC2086 # sk is empty or one word
             SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" "$out/hostfile" \
-                "$out/new/sweep" -s "$sizes" "$c" $sk native >"$out/new/$c-$sh-mpich.txt" ||
+                "$out/new/sweep" -s "$sizes" -i "$niter" "$c" $sk native >"$out/new/$c-$sh-mpich.txt" ||
                 die "newcoll_sweep $c $sk native failed"
             # shellcheck disable=SC2086
             HYTUNE_MODE=offline HYTUNE_TABLE=$out/table.json \
                 SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" \
-                "$out/hostfile" "$out/new/sweep" -s "$sizes" "$c" $sk table \
+                "$out/hostfile" "$out/new/sweep" -s "$sizes" -i "$niter" "$c" $sk table \
                 >"$out/new/$c-$sh-table.txt" || die "newcoll_sweep $c $sk table failed"
             : >"$out/new/$c-$sh-hybrid.txt"
             case $modes in *hybrid*)

@@ -7,7 +7,11 @@
  * point whose first call exceeds the budget is recorded as slow without
  * repetitions, and so is one whose second call (the first after the call
  * that pays any setup) is slower than its cut (racing, hyt_al_cut_us: it
- * cannot be its group's choice).  Every stop test uses reduced values, so
+ * cannot be its group's choice).  A point measured with the fewest calls
+ * (round_pt_t.min_reps: the whole job's points) takes one warm-up call, the
+ * one that pays any setup, then repetitions until two in a row agree to
+ * the clock's rounding (a deterministic simulator: more repeat them exactly)
+ * or HYT_BENCH_MIN_REPS were made.  Every stop test uses reduced values, so
  * all ranks agree. */
 #include "offline/tune_bench.h"
 #include "offline/memory.h"
@@ -179,20 +183,32 @@ static double timed_call(const tune_bench_t *bs, hyt_args_t *a, const cand_t *cd
     return bs->arrival_kind == ARRIVAL_SYNC ? mx[0] : mx[2] - mx[1];
 }
 
+/* Two repetitions equal but for the clock's rounding (HYT_BENCH_SAME_REL). */
+static int same_time(double a, double b)
+{
+    return fabs(a - b) <= HYT_BENCH_SAME_REL * fmax(a, b);
+}
+
 /* One attempt at a point: its time in us, or -1 if a call failed; *cut: it
- * was recorded after its second call, slower than cut_us (racing). */
+ * was recorded after its second call, slower than cut_us (racing); *calls:
+ * the calls made.  budget < 0: the fewest calls (one warm-up, repetitions
+ * until two in a row are the same time, at most HYT_BENCH_MIN_REPS). */
 static double bench_attempt(const tune_bench_t *bs, hyt_args_t *a, const cand_t *cd, MPI_Comm comm,
-                            double budget, double cut_us, int attempt, int *cut, double *spread)
+                            double budget, double cut_us, int attempt, int *cut, double *spread,
+                            int *calls)
 {
     *cut = 0;
     *spread = 0;
+    *calls = 1;
     double reps[HYT_BENCH_MAX_REPS];
     double first = timed_call(bs, a, cd, comm, attempt, 0);
     /* too slow to repeat: recorded as measured once (budget < 0: never) */
     if (first < 0 || (budget >= 0 && first > budget))
         return first < 0 ? -1 : first * 1e6;
-    for (int w = 1; w < HYT_BENCH_WARMUP; w++) {
+    int warmup = budget < 0 ? 1 : HYT_BENCH_WARMUP;
+    for (int w = 1; w < warmup; w++) {
         double t = timed_call(bs, a, cd, comm, attempt, w);
+        ++*calls;
         if (t < 0)
             return -1;
         /* racing: the first call paid any setup; the second already tells a loser */
@@ -204,11 +220,14 @@ static double bench_attempt(const tune_bench_t *bs, hyt_args_t *a, const cand_t 
     int n = 0;
     double spent = 0;
     while (n < HYT_BENCH_MAX_REPS && (n < HYT_BENCH_MIN_REPS || spent < budget)) {
-        double t = timed_call(bs, a, cd, comm, attempt, HYT_BENCH_WARMUP + n);
+        double t = timed_call(bs, a, cd, comm, attempt, warmup + n);
+        ++*calls;
         if (t < 0)
             return -1;
         reps[n++] = t;
         spent += t;
+        if (budget < 0 && n >= 2 && same_time(reps[n - 1], reps[n - 2]))
+            break; /* the fewest calls: a repetition repeated exactly */
     }
     double med = hyt_tune_median(reps, n); /* sorts reps */
     /* standard error of the median's log: one call's sigma from the
@@ -223,7 +242,7 @@ static double bench_attempt(const tune_bench_t *bs, hyt_args_t *a, const cand_t 
     return med * 1e6;
 }
 
-/* One point's benchmark, in the form a round reduces (MPI_MAX over 6
+/* One point's benchmark, in the form a round reduces (MPI_MAX over 7
  * doubles per point: the point's ranks agree, the others give zeros). */
 typedef struct point_result {
     double us;     /* its time in us; 0 if it failed */
@@ -232,8 +251,9 @@ typedef struct point_result {
     double failed; /* 1: the retry failed too (the point is skipped) */
     double cut;    /* 1: recorded after its second call, slower than its cut_us */
     double spread; /* standard error of its log time, from its repetitions */
+    double calls;  /* calls made, both attempts */
 } point_result_t;
-_Static_assert(sizeof(point_result_t) == 6 * sizeof(double), "reduced as 6 doubles");
+_Static_assert(sizeof(point_result_t) == 7 * sizeof(double), "reduced as 7 doubles");
 
 /* After a point: the scratch its candidate left on comm (and on the leader
  * communicator of a composition) is freed, so no rank carries one point's
@@ -277,10 +297,11 @@ static point_result_t bench_point(tune_bench_t *bs, const hyt_al_point_t *pt, co
          * returns an error on every rank: a failed attempt, not an abort */
         PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
         for (int attempt = 0; attempt < 2 && us < 0; attempt++) {
-            int cut;
-            us = bench_attempt(bs, &a, cd, comm, budget, cut_us, attempt, &cut, &r.spread);
+            int cut, calls;
+            us = bench_attempt(bs, &a, cd, comm, budget, cut_us, attempt, &cut, &r.spread, &calls);
             r.tries = attempt + 1;
             r.cut = cut;
+            r.calls += calls;
         }
     }
     scratch_check(bs, pt, cd, comm, p);
@@ -551,9 +572,10 @@ int hyt_tune_run_round(tune_bench_t *bs, const job_t *j, const cand_t *cands, in
     }
     if (owned && sub != MPI_COMM_NULL)
         PMPI_Comm_free(&sub);
-    PMPI_Reduce(mine, all, 6 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(mine, all, 7 * n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (hyt_world_rank == 0)
         for (int i = 0; i < n; i++) {
+            bs->calls += (long)all[i].calls;
             us[i] = all[i].failed > 0 ? -1 : all[i].us;
             cost[i] = all[i].cost;
             tries[i] = (int)all[i].tries;

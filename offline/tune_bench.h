@@ -17,7 +17,8 @@ typedef struct round_pt {
     hyt_al_point_t pt;
     int first;
     double cut_us; /* hyt_al_cut_us of the point */
-    int min_reps;  /* 1: HYT_BENCH_MIN_REPS calls after the warm-up, whatever the budget */
+    int min_reps;  /* 1: the fewest calls, whatever the budget: one warm-up, then repetitions
+                    * until two in a row are the same time, at most HYT_BENCH_MIN_REPS */
 } round_pt_t;
 
 /* Cached sub-communicators (tune_bench.c, sub_get): one per round layout
@@ -42,6 +43,7 @@ typedef struct tune_bench {
     int sub_cached;
     unsigned long sub_clock;
     int scratch_warned;       /* a scratch above its bound was reported */
+    long calls;               /* rank 0: benchmark calls of every point so far */
 } tune_bench_t;
 
 /* Rank 0: split a batch into rounds of node-disjoint points into out;

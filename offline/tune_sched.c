@@ -582,8 +582,10 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
         }
     }
     guard_measure(x, cs, rp, todo, cut_us, m, 0, dump);
-    /* on the whole job: the fewest repetitions (HYT_BENCH_MIN_REPS), each
-     * call there costs what the job's size costs */
+    /* on the whole job: the fewest calls (round_pt_t.min_reps), each call
+     * there costs what the job's size costs (under SimGrid, MPI's own Scan
+     * at 256 ranks: a minute of simulation a call) */
+    long calls0 = x->bench.calls;
     guard_measure(x, cs, rp, todo + GUARD_MAX - mjob, cut_us + GUARD_MAX - mjob, mjob, 1, dump);
     for (int i = 0; i < n; i++) {
         hyt_tune_rule_t *ru = &cs->rules[g[i].s][g[i].r];
@@ -597,8 +599,9 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
         ru->gains[ru->ngains++] = (hyt_gain_t){g[i].nodes * ppn, g[i].bytes, mn->us - mc->us};
     }
     fprintf(stderr, "tune: %s: gains over native: %d sizes (%d of them on the job's %d nodes), "
-            "%d points measured (%.3f s)\n", hyt_coll_name((hyt_coll_t)cs->c), n, njob,
-            j->all_nodes, m + mjob, cs->guard_cost - cost0);
+            "%d points measured (%.3f s; %d on the job's nodes, %ld calls)\n",
+            hyt_coll_name((hyt_coll_t)cs->c), n, njob, j->all_nodes, m + mjob,
+            cs->guard_cost - cost0, mjob, x->bench.calls - calls0);
     if (njob > 0)
         job_native(x, cs, g, n, nat);
 out:
