@@ -163,8 +163,8 @@ static int push_rule(hyt_tune_rule_t *out, int n, int max, hyt_tune_rule_t r)
 }
 
 int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules_verdict_t *v,
-                           int nv, int native_alg, uint64_t gran, hyt_tune_rule_t *out, int max,
-                           int *changed)
+                           int nv, int native_alg, uint64_t gran, hyt_rules_split_t split,
+                           hyt_tune_rule_t *out, int max, int *changed)
 {
     int n = 0;
     *changed = 0;
@@ -194,6 +194,8 @@ int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules
             hyt_tune_rule_t seg = v[i].keep ? own : nat;
             if (j > last) { /* the rule's last verdict: up to its own bound */
                 seg.bytes_max = rules[r].bytes_max;
+            } else if (split == HYT_SPLIT_AT_KEEP) { /* the kept side ends at its verdict */
+                seg.bytes_max = v[i].keep ? v[i].bytes : v[j].bytes - gran;
             } else { /* the verdict changes between two check sizes */
                 uint64_t mid = round_gran(v[i].bytes + (v[j].bytes - v[i].bytes) / 2, gran);
                 if (mid < v[i].bytes)

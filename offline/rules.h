@@ -67,16 +67,26 @@ typedef struct hyt_rules_verdict {
     int keep;
 } hyt_rules_verdict_t;
 
+/* Where the sizes between a kept verdict and a native one go. */
+typedef enum {
+    /* nearer one (arithmetic midpoint, rounded to gran): the new edge lies
+     * between two measured sizes */
+    HYT_SPLIT_MID = 0,
+    /* native's: the kept rule ends (or starts) at its kept verdict's size,
+     * so its new edge is a measured win */
+    HYT_SPLIT_AT_KEEP = 1,
+} hyt_rules_split_t;
+
 /* Rewrite rules with the verdicts (ascending bytes within each rule):
- * within a checked rule's range, sizes nearer (arithmetic midpoint, rounded
- * to gran) a native verdict than a kept one take native (native_alg, k 0);
- * unchecked rules stay; equal neighbours are merged; a rule keeps only
- * the measured gains within its (new) sizes.  Writes at most max
+ * within a checked rule's range, the sizes between a native verdict and a
+ * kept one are split as split says; native takes its side (native_alg,
+ * k 0); unchecked rules stay; equal neighbours are merged; a rule keeps
+ * only the measured gains within its (new) sizes.  Writes at most max
  * rules to out (out may not alias rules); returns the count, or -1.
  * *changed: the rules that lost at least one size to native. */
 int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules_verdict_t *v,
-                           int nv, int native_alg, uint64_t gran, hyt_tune_rule_t *out, int max,
-                           int *changed);
+                           int nv, int native_alg, uint64_t gran, hyt_rules_split_t split,
+                           hyt_tune_rule_t *out, int max, int *changed);
 
 
 /* The model's standard deviation of n points (us), like hyt_rules_predict_fn;

@@ -340,25 +340,53 @@ static int native_cat(const coll_state_t *cs)
     return nat;
 }
 
-static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
+/* One pass of the guard over the current rules: every size of every rule
+ * that replaces native is checked (hyt_rules_check_sizes); the points not
+ * measured uncut yet are measured; the rules are rewritten with the verdicts
+ * (split: hyt_rules_apply_native).  Counts go to *p.  0, or -1 (out of
+ * memory). */
+typedef struct guard_pass {
+    int checked;      /* rules checked */
+    int sizes;        /* check sizes measured (or reused) within the memory limit */
+    int fresh;        /* of them, sizes no earlier pass checked */
+    int npts, reused; /* points those sizes take, and of them reused */
+    int native_sizes; /* sizes where native is kept */
+    int new_native;   /* of them, sizes no earlier pass checked */
+    int changed;      /* rules that lost sizes to native */
+    int over;         /* sizes above the memory limit */
+} guard_pass_t;
+
+typedef struct guard_buf {
+    hyt_al_point_t *pts, *todo;
+    int *owner;       /* shape * MAX_RULES + rule */
+    char *nofit;      /* above the memory limit: 1 the rule's candidate, 2 native */
+    round_pt_t *rp;
+    double *cut_us;
+    hyt_rules_verdict_t *v;
+    hyt_tune_rule_t *tmp;
+} guard_buf_t;
+
+/* A check (nodes, ppn, bytes of the candidate point p) made by an earlier pass. */
+static int guard_seen(const coll_state_t *cs, const hyt_al_point_t *p, int nat)
+{
+    hyt_al_point_t pn = *p;
+    pn.alg = nat;
+    pn.k = 0;
+    meas_t m1, m2;
+    return meas_find(cs, p, &m1) && meas_find(cs, &pn, &m2);
+}
+
+static int guard_pass(tune_ctx_t *x, coll_state_t *cs, guard_buf_t *b, int nat,
+                      hyt_rules_split_t split, FILE *dump, guard_pass_t *p)
 {
     const job_t *j = &x->job;
-    int nat = native_cat(cs);
-    if (nat < 0)
-        return;
     uint64_t gran = coll_gran(cs->c), sz[64];
+    int n = 0;
+    char *seen = malloc(GUARD_MAX / 2);
+    if (!seen)
+        return -1;
+    *p = (guard_pass_t){0};
     /* check i: pts[2i] the rule's candidate, pts[2i + 1] native */
-    hyt_al_point_t *pts = malloc(GUARD_MAX * sizeof *pts), *todo = malloc(GUARD_MAX / 2 * sizeof *todo);
-    int *owner = malloc(GUARD_MAX / 2 * sizeof *owner); /* shape * MAX_RULES + rule */
-    /* above the memory limit: 1 the rule's candidate, 2 native */
-    char *nofit = malloc(GUARD_MAX / 2);
-    round_pt_t *rp = malloc(1024 * sizeof *rp);
-    double *cut_us = malloc(GUARD_MAX / 2 * sizeof *cut_us);
-    hyt_rules_verdict_t *v = malloc(GUARD_MAX / 2 * sizeof *v);
-    hyt_tune_rule_t *tmp = malloc(MAX_RULES * sizeof *tmp);
-    int n = 0, checked = 0, changed = 0, native_sizes = 0, reused = 0, over = 0, npts = 0;
-    if (!pts || !todo || !owner || !nofit || !rp || !cut_us || !v || !tmp)
-        goto out;
     for (int s = 0; s < j->nshapes; s++) {
         int nodes = j->shapes[s][0], ppn = j->shapes[s][1];
         for (int r = 0; r < cs->nrules[s]; r++) {
@@ -367,81 +395,172 @@ static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
                 continue;
             int m = hyt_rules_check_sizes(cs->rules[s], cs->nrules[s], r,
                                           shape_top(cs, nodes, ppn), gran, sz, 64);
-            checked += m > 0;
+            p->checked += m > 0;
             for (int i = 0; i < m && n < GUARD_MAX / 2; i++) {
-                owner[n] = s * MAX_RULES + r;
-                pts[2 * n] = (hyt_al_point_t){nodes, ppn, sz[i], ru->alg, ru->k};
-                pts[2 * n + 1] = (hyt_al_point_t){nodes, ppn, sz[i], nat, 0};
-                const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand, &pts[2 * n]);
-                const cand_t *cn = hyt_tune_find_cand(cs->cands, cs->ncand, &pts[2 * n + 1]);
-                nofit[n] = (char)((!cd || !hyt_tune_size_fits(cs->mem, cs->c, cd, nodes * ppn, sz[i])) |
-                                  (!cn || !hyt_tune_size_fits(cs->mem, cs->c, cn, nodes * ppn, sz[i])) << 1);
-                over += nofit[n] != 0;
-                npts += nofit[n] & 1 ? 0 : nofit[n] & 2 ? 1 : 2;
+                b->owner[n] = s * MAX_RULES + r;
+                b->pts[2 * n] = (hyt_al_point_t){nodes, ppn, sz[i], ru->alg, ru->k};
+                b->pts[2 * n + 1] = (hyt_al_point_t){nodes, ppn, sz[i], nat, 0};
+                const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand, &b->pts[2 * n]);
+                const cand_t *cn = hyt_tune_find_cand(cs->cands, cs->ncand, &b->pts[2 * n + 1]);
+                b->nofit[n] = (char)((!cd || !hyt_tune_size_fits(cs->mem, cs->c, cd, nodes * ppn, sz[i])) |
+                                     (!cn || !hyt_tune_size_fits(cs->mem, cs->c, cn, nodes * ppn, sz[i])) << 1);
+                seen[n] = (char)guard_seen(cs, &b->pts[2 * n], nat);
+                p->over += b->nofit[n] != 0;
+                p->npts += b->nofit[n] & 1 ? 0 : b->nofit[n] & 2 ? 1 : 2;
+                p->fresh += !b->nofit[n] && !seen[n];
                 n++;
             }
         }
     }
+    p->sizes = n - p->over;
     /* 1: the candidates not measured uncut yet, in full; 2: native, racing them */
     for (int phase = 0; phase < 2; phase++) {
         int m = 0;
         for (int i = 0; i < n; i++) {
-            if (nofit[i] & (phase ? 3 : 1))
+            if (b->nofit[i] & (phase ? 3 : 1))
                 continue;
-            const hyt_al_point_t *p = &pts[2 * i + phase];
+            const hyt_al_point_t *pt = &b->pts[2 * i + phase];
             meas_t mh, mc;
-            const meas_t *had = meas_find(cs, p, &mh);
-            double cu = phase ? guard_cut_us(meas_find(cs, &pts[2 * i], &mc)) : HUGE_VAL;
+            const meas_t *had = meas_find(cs, pt, &mh);
+            double cu = phase ? guard_cut_us(meas_find(cs, &b->pts[2 * i], &mc)) : HUGE_VAL;
             if (had && (!had->cut || had->us > cu)) { /* a cut native point slower than cu serves */
-                reused++;
+                p->reused++;
                 continue;
             }
-            todo[m] = *p;
-            cut_us[m++] = cu;
+            b->todo[m] = *pt;
+            b->cut_us[m++] = cu;
         }
-        guard_measure(x, cs, rp, todo, cut_us, m, 0, dump);
+        guard_measure(x, cs, b->rp, b->todo, b->cut_us, m, 0, dump);
     }
     /* verdicts per shape, then the rules rewritten */
     for (int s = 0; s < j->nshapes; s++) {
         int nv = 0, ch = 0;
         for (int i = 0; i < n; i++) {
-            if (owner[i] / MAX_RULES != s)
+            if (b->owner[i] / MAX_RULES != s)
                 continue;
             meas_t bc, bn;
-            const meas_t *mc = meas_find(cs, &pts[2 * i], &bc),
-                         *mn = meas_find(cs, &pts[2 * i + 1], &bn);
+            const meas_t *mc = meas_find(cs, &b->pts[2 * i], &bc),
+                         *mn = meas_find(cs, &b->pts[2 * i + 1], &bn);
             /* a failed point has no measurement; a cut candidate is never used */
-            int keep = !(nofit[i] & 1) &&
+            int keep = !(b->nofit[i] & 1) &&
                        hyt_rules_guard_keep(mc && !mc->cut ? mc->us : -1, mc ? mc->sp : 0,
                                             mn ? mn->us : -1, mn ? mn->sp : 0, mn && mn->cut);
-            v[nv++] = (hyt_rules_verdict_t){owner[i] % MAX_RULES, pts[2 * i].bytes, keep};
-            native_sizes += !keep;
+            b->v[nv++] = (hyt_rules_verdict_t){b->owner[i] % MAX_RULES, b->pts[2 * i].bytes, keep};
+            p->native_sizes += !keep;
+            p->new_native += !keep && !seen[i];
         }
-        int nr = hyt_rules_apply_native(cs->rules[s], cs->nrules[s], v, nv, nat, gran, tmp,
-                                        MAX_RULES, &ch);
+        int nr = hyt_rules_apply_native(cs->rules[s], cs->nrules[s], b->v, nv, nat, gran, split,
+                                        b->tmp, MAX_RULES, &ch);
         if (nr > 0) {
-            memcpy(cs->rules[s], tmp, (size_t)nr * sizeof *tmp);
+            memcpy(cs->rules[s], b->tmp, (size_t)nr * sizeof *b->tmp);
             cs->nrules[s] = nr;
-            changed += ch;
+            p->changed += ch;
         }
     }
+    free(seen);
+    return 0;
+}
+
+/* A rule that replaces native, as the table states it. */
+typedef struct rule_span {
+    int s, alg, k;
+    uint64_t lo, hi;
+} rule_span_t;
+
+/* Every rule of every shape that replaces native (malloc'd, *n of them). */
+static rule_span_t *rule_spans(const tune_ctx_t *x, const coll_state_t *cs, int nat, int *n)
+{
+    int tot = 0;
+    for (int s = 0; s < x->job.nshapes; s++)
+        tot += cs->nrules[s];
+    rule_span_t *sp = malloc((size_t)(tot > 0 ? tot : 1) * sizeof *sp);
+    *n = 0;
+    for (int s = 0; sp && s < x->job.nshapes; s++)
+        for (int r = 0; r < cs->nrules[s]; r++)
+            if (cs->rules[s][r].alg != nat) {
+                memset(&sp[*n], 0, sizeof *sp); /* compared with memcmp */
+                sp[*n].s = s;
+                sp[*n].alg = cs->rules[s][r].alg;
+                sp[*n].k = cs->rules[s][r].k;
+                sp[*n].lo = r ? cs->rules[s][r - 1].bytes_max + 1 : 0;
+                sp[(*n)++].hi = cs->rules[s][r].bytes_max;
+            }
+    return sp;
+}
+
+/* Passes of the guard: the first checks the model's rules; a rule it cut
+ * short has a new edge between two measured sizes (the midpoint between a
+ * kept verdict and a native one), so each further pass checks the rewritten
+ * rules again, measuring only what no pass measured (the new edges and
+ * sizes between): up to GUARD_PASSES - 1 bisections of a lost range, and a
+ * last pass that ends a kept rule at its kept verdict's size instead of a
+ * midpoint, so that every edge written was measured a win. */
+#define GUARD_PASSES 6
+
+static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
+{
+    int nat = native_cat(cs);
+    if (nat < 0)
+        return;
+    guard_buf_t b = {
+        .pts = malloc(GUARD_MAX * sizeof *b.pts), .todo = malloc(GUARD_MAX / 2 * sizeof *b.todo),
+        .owner = malloc(GUARD_MAX / 2 * sizeof *b.owner), .nofit = malloc(GUARD_MAX / 2),
+        .rp = malloc(1024 * sizeof *b.rp), .cut_us = malloc(GUARD_MAX / 2 * sizeof *b.cut_us),
+        .v = malloc(GUARD_MAX / 2 * sizeof *b.v), .tmp = malloc(MAX_RULES * sizeof *b.tmp)};
+    guard_pass_t first, p;
+    int passes = 1, again = 0, again_pts = 0, again_native = 0, again_changed = 0;
+    if (!b.pts || !b.todo || !b.owner || !b.nofit || !b.rp || !b.cut_us || !b.v || !b.tmp ||
+        guard_pass(x, cs, &b, nat, HYT_SPLIT_MID, dump, &first) != 0)
+        goto out;
+    double cost0 = cs->guard_cost;
+    /* the first pass's rules that replace native: those the later passes
+     * change are counted once each */
+    int nspan = 0;
+    rule_span_t *span = first.changed ? rule_spans(x, cs, nat, &nspan) : NULL;
+    for (int ch = first.changed; ch > 0 && passes < GUARD_PASSES; passes++) {
+        int last = passes == GUARD_PASSES - 1;
+        if (guard_pass(x, cs, &b, nat, last ? HYT_SPLIT_AT_KEEP : HYT_SPLIT_MID, dump, &p) != 0)
+            goto out;
+        again += p.fresh;
+        again_pts += p.npts - p.reused;
+        again_native += p.new_native;
+        ch = p.changed;
+    }
+    if (span) {
+        int nfin = 0;
+        rule_span_t *fin = rule_spans(x, cs, nat, &nfin);
+        for (int i = 0; i < nspan; i++) {
+            int same = 0;
+            for (int q = 0; fin && q < nfin && !same; q++)
+                same = !memcmp(&span[i], &fin[q], sizeof *fin);
+            again_changed += !same;
+        }
+        free(fin);
+        free(span);
+    }
     char why[160] = "";
-    if (over)
+    if (first.over)
         snprintf(why, sizeof why, "; %d sizes above the memory limit not measured (native kept "
-                 "where the rule's candidate does not fit, the rule where native does not)", over);
+                 "where the rule's candidate does not fit, the rule where native does not)",
+                 first.over);
     fprintf(stderr, "tune: %s: native guard: %d rules replace native, measured against it at %d "
             "sizes (%d points, %d of them reused, %.3f s); native kept at %d sizes, %d rules "
-            "changed%s\n", hyt_coll_name((hyt_coll_t)cs->c), checked, n - over, npts,
-            reused, cs->guard_cost, native_sizes, changed, why);
+            "changed%s\n", hyt_coll_name((hyt_coll_t)cs->c), first.checked, first.sizes,
+            first.npts, first.reused, cost0, first.native_sizes, first.changed, why);
+    if (first.changed)
+        fprintf(stderr, "tune: %s: native guard: the rewritten rules' new edges measured at %d "
+                "sizes (%d points, %.3f s, %d passes); native kept at %d of them, %d rules "
+                "changed\n", hyt_coll_name((hyt_coll_t)cs->c), again, again_pts,
+                cs->guard_cost - cost0, passes - 1, again_native, again_changed);
 out:
-    free(pts);
-    free(todo);
-    free(owner);
-    free(nofit);
-    free(rp);
-    free(cut_us);
-    free(v);
-    free(tmp);
+    free(b.pts);
+    free(b.todo);
+    free(b.owner);
+    free(b.nofit);
+    free(b.rp);
+    free(b.cut_us);
+    free(b.v);
+    free(b.tmp);
 }
 
 /* The gains of the final rules (table format 2, "gains"; the private
@@ -496,7 +615,7 @@ static void job_native(tune_ctx_t *x, coll_state_t *cs, const gain_pt_t *g, int 
     int nr = 0;
     if (lost)
         nr = hyt_rules_apply_native(cs->rules[s], cs->nrules[s], v, nv, nat, coll_gran(cs->c),
-                                    out, MAX_RULES, &changed);
+                                    HYT_SPLIT_MID, out, MAX_RULES, &changed);
     cs->job_measured = nv;
     cs->job_sizes = lost;
     cs->job_changed = nr > 0 ? changed : 0;
