@@ -120,3 +120,18 @@ int hyt_choice_probe_start(const hyt_choice_t *c, hyt_probe_t *p, int k0, int k_
     memcpy(sp, c->spread, (size_t)c->windows * sizeof sp[0]);
     return hyt_probe_feed_noisy(p, c->best_t, hyt_probe_median(sp, c->windows));
 }
+
+int hyt_choice_doubted(int n, const double *pred, double min_gain)
+{
+    if (!pred || n < 2 || !(pred[0] > 0))
+        return 0;
+    for (int i = 1; i < n && i < HYT_CHOICE_MAX; i++)
+        if (pred[i] > 0 && pred[i] < pred[0] * (1 - min_gain))
+            return 1;
+    return 0;
+}
+
+int hyt_choice_rotation_back(double settled, double best, double guard)
+{
+    return settled > 0 && best > 0 && best < settled * (1 - guard);
+}

@@ -56,6 +56,26 @@ int hyt_choice_feed(hyt_choice_t *c, double t, double s);
  * reason that is the same on every rank): mark it and go on.  Returns the
  * next candidate or -1; if no candidate ran, c->best stays -1. */
 int hyt_choice_unsupported(hyt_choice_t *c);
+/* Does the table doubt the rule's own choice: is another candidate of the
+ * n predicted faster than candidate 0 by more than min_gain (pred[0] and
+ * theirs known, > 0)?  A rule can keep such a choice for a reason the
+ * predictions do not hold (the native guard measured MPI's own faster at
+ * the job's shape); such a key's search starts early (hyt_probe_hot_calls). */
+int hyt_choice_doubted(int n, const double *pred, double min_gain);
+/* A rooted key whose root rotates over more calls than its windows (online.c,
+ * "the whole rotation") times references over the whole rotation: one
+ * before it turns hot (the incumbent), one of the choice's winner at its
+ * radix when another candidate wins, one of the settled radix when the
+ * first search ends elsewhere.  Windows of a few roots each, scaled by the
+ * profile of another candidate or radix, can misjudge a candidate whose
+ * profile over the roots differs, or, under arrival noise, read one
+ * period of noisy calls whose spread reads 0 (the guard stays at its
+ * floor); a reference times every root, and its mean is one sample per
+ * call of the whole rotation.  Should the key go back from its settled
+ * radix (its reference's mean settled) to the fastest earlier reference
+ * (best)?  Only if that is faster by the guard: the search's result stands
+ * on a tie. */
+int hyt_choice_rotation_back(double settled, double best, double guard);
 static inline int hyt_choice_done(const hyt_choice_t *c)
 {
     return c->next < 0;

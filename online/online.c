@@ -39,12 +39,12 @@
 #define DRIFT_FACTOR 1.25    /* settled level x this: the key has drifted */
 #define MAX_POINTS 48        /* probe sequence kept for the statistics */
 
-typedef enum { ST_COUNT, ST_PROBE, ST_SETTLED, ST_DRIFT, ST_OFF, ST_CHOOSE } state_t;
+typedef enum { ST_COUNT, ST_PROBE, ST_SETTLED, ST_DRIFT, ST_OFF, ST_CHOOSE, ST_ROTATION } state_t;
 static const char *const state_names[] = {"counting", "probing", "settled", "drift check", "off",
-                                          "choosing"};
+                                          "choosing", "rotation check"};
 
-typedef enum { PT_START, PT_PROBE, PT_DRIFT, PT_CHOICE } point_kind_t;
-static const char *const kind_names[] = {"start", "probe", "drift", "choice"};
+typedef enum { PT_START, PT_PROBE, PT_DRIFT, PT_CHOICE, PT_ROTATION } point_kind_t;
+static const char *const kind_names[] = {"start", "probe", "drift", "choice", "rotation"};
 
 typedef struct {
     int k;
@@ -128,11 +128,24 @@ struct hyt_online_key {
     int ref_len;            /* the reference window's calls (0: none) */
     int ref_phase;          /* 1 while the reference window runs */
     int ref_cand;           /* the candidate it ran */
+    int ref_k;              /* at this radix */
+    /* The rotation check (rotation_check): the first search settles on the
+     * fastest reference over the whole rotation (the incumbent's, the
+     * choice's winner's, the settled radix's): */
+    double *best_ref;       /* the fastest reference so far (its ref[]) */
+    double best_mean;       /* its mean (< 0: none) */
+    int best_cand, best_k;
+    int rot_checked;        /* the first search's settle was checked */
+    int rot_checks, rot_reverts; /* checks made; those that went back */
+    int rot_refs;           /* references the check timed (after the settle) */
+    int size;               /* the communicator's ranks (ref[]'s length) */
     int refs;               /* references timed */
     int window_reg;         /* the windows' calls after the reference */
     int *roots;             /* roots of the window's calls (with a reference) */
     int cap;                /* calls samples, global and roots hold */
     int warm;               /* warm-started: the first search only verifies (one window) */
+    int doubted;            /* the table predicts a candidate faster than the rule's own
+                             * (hyt_choice_doubted): auto turns the key hot early */
     int search_windows;     /* the most windows the search can time (HYTUNE_HOT_CALLS=auto) */
     long search_calls;      /* the most calls it times (hyt_probe_search_calls) */
     uint64_t choice_from;   /* choosing_calls when the latest choice opened */
@@ -349,6 +362,8 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
         return NULL;
     }
     o->rule_alg = alg;
+    o->size = ctx->size;
+    o->best_mean = -1;
     o->loop_timed = hyt_coll_has_root(alg->coll) ? -1 : 0;
     o->window = o->window_plain = window;
     o->chosen = -1;
@@ -387,8 +402,13 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
     o->warm = warm >= 0;
     o->search_windows = windows;
     o->search_calls = hyt_probe_search_calls(windows, window, window);
+    double pred[HYT_CHOICE_MAX];
+    for (int i = 0; i < o->nc; i++)
+        pred[i] = o->cand[i].pred;
+    o->doubted = !o->warm && hyt_choice_doubted(o->nc, pred, hyt_cfg.probe_min_gain);
     o->hot = (uint64_t)hyt_probe_hot_calls(
-        hyt_cfg.hot_calls, o->warm ? hyt_probe_search_calls(1, window, window) : o->search_calls);
+        hyt_cfg.hot_calls, o->warm ? hyt_probe_search_calls(1, window, window) : o->search_calls,
+        o->doubted);
     o->window_from = o->hot > (uint64_t)window ? o->hot - (uint64_t)window + 1 : 1;
     o->state = ST_COUNT;
     key->ext = o;
@@ -500,7 +520,7 @@ static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o)
         o->probe.max_windows = probe_budget(o, 0);
     uint64_t hot = (uint64_t)hyt_probe_hot_calls(
         hyt_cfg.hot_calls,
-        o->warm ? hyt_probe_search_calls(1, len, o->window_plain) : o->search_calls);
+        o->warm ? hyt_probe_search_calls(1, len, o->window_plain) : o->search_calls, o->doubted);
     if (hot > o->hot && hot - (uint64_t)len + 1 > o->n) {
         o->hot = hot;
         o->window_from = hot - (uint64_t)len + 1;
@@ -706,6 +726,7 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, i
         o->ref_mean = n > 1 ? (v[n - 1] - v[0]) / (n - 1) : 0;
         o->ref_phase = 0;
         o->ref_cand = o->cur;
+        o->ref_k = o->k_run;
         o->refs++;
         o->window = o->window_reg;
         *spread = 0;
@@ -753,18 +774,55 @@ static void add_point(struct hyt_online_key *o, int k, point_kind_t kind, double
     o->points[o->npoints++] = (point_t){k, o->cur, kind, t, 0, o->own_t};
 }
 
-static void settle(struct hyt_online_key *o)
+/* A reference just timed: the fastest so far is kept (its profile, mean,
+ * candidate and radix) for the rotation check. */
+static void note_reference(struct hyt_online_key *o)
 {
-    o->settled_k = o->probe.best_k;
-    o->settled_t = o->probe.best_t;
-    /* the settled k's own time: its latest window's (the latest window may
-     * have measured another k) */
+    if (!o->best_ref && !(o->best_ref = malloc((size_t)o->size * sizeof *o->best_ref)))
+        return;
+    if (o->best_mean >= 0 && !(o->ref_mean < o->best_mean)) /* a tie keeps the earlier */
+        return;
+    memcpy(o->best_ref, o->ref, (size_t)o->size * sizeof *o->ref);
+    o->best_mean = o->ref_mean;
+    o->best_cand = o->ref_cand;
+    o->best_k = o->ref_k;
+}
+
+/* Back to the fastest reference: its candidate, radix and profile. */
+static void restore_reference(struct hyt_online_key *o)
+{
+    memcpy(o->ref, o->best_ref, (size_t)o->size * sizeof *o->ref);
+    o->ref_mean = o->best_mean;
+    o->ref_cand = o->best_cand;
+    o->ref_k = o->best_k;
+    o->rot_reverts++;
+    if (o->cur != o->best_cand) {
+        o->chosen = o->best_cand;
+        use_cand(o, o->best_cand);
+    }
+}
+
+/* The settled radix's own time: its latest window's (the latest window
+ * may have measured another radix). */
+static void settled_own(struct hyt_online_key *o)
+{
     o->settled_own = o->own_t;
     for (int i = o->npoints - 1; !o->points_dropped && i >= 0; i--)
         if (o->points[i].k == o->settled_k && o->points[i].cand == o->cur) {
             o->settled_own = o->points[i].own;
             break;
         }
+}
+
+static void rotation_check(struct hyt_online_key *o);
+
+static void settle(struct hyt_online_key *o)
+{
+    o->settled_k = o->probe.best_k;
+    o->settled_t = o->probe.best_t;
+    /* the settled k's own time: its latest window's (the latest window may
+     * have measured another k) */
+    settled_own(o);
     o->overhead += o->seg_sum_t - o->seg_windows * o->window * o->settled_t;
     o->seg_sum_t = 0;
     o->seg_windows = 0;
@@ -776,6 +834,43 @@ static void settle(struct hyt_online_key *o)
     hyt_debug(HYT_TOPIC_ONLINE, "%s %s bucket settled at k=%d (%.3f us) after call %llu",
               hyt_coll_name(o->alg->coll), o->alg->name, o->settled_k, o->settled_t * 1e6,
               (unsigned long long)o->n);
+    /* the first search's settle of a key with a shortlist is checked over
+     * the whole rotation (rotation_check): at once when a reference ran it,
+     * else after one more reference, of the settled radix (calls it runs
+     * anyway); a shortlist of one keeps the radix probe's settle */
+    if (o->nc < 2 || !o->ref || !o->best_ref || o->rot_checked || o->reprobes > 0)
+        return;
+    o->rot_checked = 1;
+    if (o->cur == o->ref_cand && o->settled_k == o->ref_k) {
+        rotation_check(o);
+        return;
+    }
+    begin_window(o, ST_ROTATION, o->settled_k);
+    o->ref_phase = 1;
+    o->window = o->ref_len;
+}
+
+/* The first search's settle is checked over the whole rotation: its
+ * windows saw a few roots each, scaled by the profile of another candidate
+ * or radix, while a reference times every root.  When the fastest
+ * reference so far is another candidate's or radix's and faster than the
+ * settled one's by the guard (hyt_choice_rotation_back), the key goes back
+ * to it. */
+static void rotation_check(struct hyt_online_key *o)
+{
+    if (!o->ref) /* the root stopped rotating: plain windows, no reference */
+        return;
+    o->rot_checks++;
+    if (o->best_mean < 0 || (o->cur == o->best_cand && o->settled_k == o->best_k) ||
+        !hyt_choice_rotation_back(o->ref_mean, o->best_mean, o->probe.guard)) {
+        o->settled_t = o->ref_mean; /* over the whole rotation, as the scaled windows */
+        return;
+    }
+    restore_reference(o);
+    o->settled_k = o->best_k;
+    o->settled_t = o->best_mean;
+    settled_own(o);
+    schedule_drift(o);
 }
 
 /* One global window time t (relative spread s) of radix k, while probing. */
@@ -936,9 +1031,20 @@ void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
     o->own_sum += seconds;
     if (o->nsamples < o->window)
         return;
-    int fb;
+    int fb, was_ref = o->ref_phase;
     double s, t = agree(ctx, o, &s, &fb);
     o->nsamples = 0;
+    if (was_ref)
+        note_reference(o);
+    if (o->state == ST_ROTATION) {
+        o->rot_refs += was_ref;
+        add_point(o, o->k_run, PT_ROTATION, t);
+        o->settled_own = o->own_t;
+        o->state = ST_SETTLED;
+        rotation_check(o);
+        schedule_drift(o);
+        return;
+    }
     if (o->state == ST_CHOOSE)
         choice_window(o, t, s, fb);
     else if (o->state == ST_DRIFT)
@@ -955,6 +1061,7 @@ void hyt_online_key_free(hyt_key_t *key)
     free(o->samples);
     free(o->roots);
     free(o->ref);
+    free(o->best_ref);
     free(o);
     key->ext = NULL;
 }
@@ -964,7 +1071,7 @@ int hyt_online_key_settled(const hyt_key_t *key, int *k)
     const struct hyt_online_key *o = key->ext;
     if (!o)
         return -1;
-    if (o->state != ST_SETTLED && o->state != ST_DRIFT)
+    if (o->state != ST_SETTLED && o->state != ST_DRIFT && o->state != ST_ROTATION)
         return 0;
     *k = o->settled_k;
     return 1;
@@ -1008,7 +1115,8 @@ int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
     info->choices = o->choices;
     info->switches = o->switches;
     info->reference_calls = (long long)o->refs * o->ref_len;
-    info->reference_after_hot = o->refs > 1 ? (long long)(o->refs - 1) * o->ref_len : 0;
+    int after = o->refs - 1 - o->rot_refs; /* the first before hot, the check's after the settle */
+    info->reference_after_hot = after > 0 ? (long long)after * o->ref_len : 0;
     return 0;
 }
 
@@ -1071,7 +1179,10 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
                 fprintf(out, "%.2fus", pt->t * 1e6);
             continue;
         }
-        fprintf(out, " %s%d:%.2fus", o->points[i].kind == PT_DRIFT ? "drift@" : "",
+        fprintf(out, " %s%d:%.2fus",
+                o->points[i].kind == PT_DRIFT      ? "drift@"
+                : o->points[i].kind == PT_ROTATION ? "rotation@"
+                                                   : "",
                 o->points[i].k, o->points[i].t * 1e6);
         if (o->points[i].checks > 1)
             fprintf(out, "(x%d)", o->points[i].checks);
@@ -1084,6 +1195,8 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
                 o->settled_t * 1e6, calls_after_hot(o));
     fprintf(out, ", %llu probing calls, overhead %.2f us, %d drift checks, %d re-probes",
             (unsigned long long)o->probing_calls, o->overhead * 1e6, o->drift_checks, o->reprobes);
+    if (o->rot_checks)
+        fprintf(out, ", %d rotation checks (%d went back)", o->rot_checks, o->rot_reverts);
     if (o->settled_call && o->drift_every)
         fprintf(out, ", drift check every %llu calls%s", (unsigned long long)o->drift_every,
                 hyt_cfg.drift_interval < 0 ? " (auto)" : "");
@@ -1107,6 +1220,10 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
         json_object_object_add(j, "root_reference_calls", json_object_new_int(o->ref_len));
     if (o->ref)
         json_object_object_add(j, "root_references", json_object_new_int(o->refs));
+    if (o->ref && o->nc > 1)
+        json_object_object_add(j, "rotation_checks", json_object_new_int(o->rot_checks));
+    if (o->ref && o->nc > 1)
+        json_object_object_add(j, "rotation_reverts", json_object_new_int(o->rot_reverts));
     json_object_object_add(j, "k_min", json_object_new_int(o->k_min));
     json_object_object_add(j, "k_max", json_object_new_int(o->k_max));
     json_object_object_add(j, "hot_calls", json_object_new_int64((int64_t)o->hot));

@@ -61,7 +61,8 @@ typedef struct hyt_online_info {
     int choices, switches;      /* choices made (drift reopens them); winners that changed */
     long long reference_calls;  /* calls timed in references of a rotating root's rotation
                                  * (not counted as choosing or probing) */
-    long long reference_after_hot; /* of them after the key turned hot */
+    long long reference_after_hot; /* of them after the key turned hot, before its
+                                    * first settle (the winner's; not the rotation check's) */
 } hyt_online_info_t;
 /* 0 and *info filled, or -1 if online tuning never took the key. */
 int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info);

@@ -544,10 +544,12 @@ int hyt_probe_window_budget(long calls_left, int len, int max_windows)
     return w > 1 ? (int)w : 1;
 }
 
-long hyt_probe_hot_calls(long setting, long search_calls)
+long hyt_probe_hot_calls(long setting, long search_calls, int doubted)
 {
     if (setting >= 1)
         return setting;
+    if (doubted)
+        return HYT_HOT_MIN_CALLS;
     long n = (long)HYT_HOT_REPAY * (search_calls > 1 ? search_calls : 1);
     return n > HYT_HOT_MIN_CALLS ? n : HYT_HOT_MIN_CALLS;
 }

@@ -178,6 +178,12 @@ int hyt_probe_window_budget(long calls_left, int len, int max_windows);
  * communicator, the roots of the key's calls). */
 #define HYT_HOT_MIN_CALLS 16
 #define HYT_HOT_REPAY 3
-long hyt_probe_hot_calls(long setting, long search_calls);
+/* doubted: the key's rule has a candidate the table predicts faster than
+ * the rule's own choice (hyt_choice_doubted).  There every call before
+ * the search runs a choice the table itself expects to lose by more than
+ * the guard, while the search's windows mostly run candidates predicted
+ * faster: waiting for calls to repay the search only adds losing calls, so
+ * auto gives HYT_HOT_MIN_CALLS. */
+long hyt_probe_hot_calls(long setting, long search_calls, int doubted);
 
 #endif

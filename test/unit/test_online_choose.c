@@ -4,7 +4,9 @@
  * noise that widens the guard, an unsupported candidate, every candidate
  * unsupported, early stop on predictions, a shortlist of one (no window),
  * and the composition with the radix probe (the winner's window is the
- * probe's start window; the whole search stays within the call budget). */
+ * probe's start window; the whole search stays within the call budget);
+ * for a rotating root, the rotation check of the references, and the
+ * table's doubt that starts a key's search early. */
 #include "online/choose.h"
 #include "online/probe.h"
 #include "test/check.h"
@@ -313,8 +315,92 @@ static void test_rooted_reference(void)
           raw_wrong, ref_wrong);
 }
 
+/* A deterministic uniform draw in [-1, 1) (LCG). */
+static double draw(unsigned *state)
+{
+    *state = *state * 1103515245u + 12345u;
+    return (double)(*state >> 8) / (double)(1u << 23) - 1;
+}
+
+/* The fattree loop above under arrival noise: each call's increment off by
+ * up to +-noise us at random (the loop with each rank late by a random
+ * delay before every call).  The incumbent is the composition (12.6%
+ * faster over the rotation), k-nomial the other candidate; the incumbent's
+ * time is its noisy reference, k-nomial's window one period of its own
+ * noisy calls scaled by that reference on its roots.  Returns the winner of
+ * the windows (*final: after the rotation check, k-nomial's own reference
+ * against the incumbent's). */
+static int noisy_choice(unsigned seed, double noise, int start, int *final)
+{
+    double ref[2][64], mean[2] = {0, 0};
+    for (int j = 0; j < 2; j++)
+        for (int r = 0; r < 64; r++)
+            mean[j] += (ref[j][r] = ft_inc[1 - j][r] + noise * draw(&seed)) / 64;
+    hyt_choice_t c;
+    hyt_choice_start(&c, 2, NULL, NULL, GAIN);
+    hyt_choice_feed(&c, mean[0], 0); /* the incumbent's reference */
+    double g[5], s;
+    int roots[5];
+    g[0] = 12.0;
+    for (int i = 1; i < 5; i++) {
+        roots[i] = (start + i) % 64;
+        g[i] = g[i - 1] + ft_inc[0][roots[i]] + noise * draw(&seed);
+    }
+    double t = hyt_probe_window_periodic(g, 5, 1, 4, &s) *
+               hyt_probe_root_scale(ref[0], 64, mean[0], roots + 1, 4);
+    hyt_choice_feed(&c, t, s);
+    *final = c.best == 1 && !hyt_choice_rotation_back(mean[1], mean[0], GAIN) ? 1 : 0;
+    return c.best;
+}
+
+static void test_rotation_check(void)
+{
+    /* back to an earlier reference only when it is faster by the guard */
+    CHECK(hyt_choice_rotation_back(1.0, 0.97, GAIN) &&
+              !hyt_choice_rotation_back(1.0, 0.99, GAIN) &&
+              !hyt_choice_rotation_back(1.0, 1.0, GAIN) &&
+              !hyt_choice_rotation_back(1.0, 1.2, GAIN) &&
+              !hyt_choice_rotation_back(1.0, -1, GAIN) && !hyt_choice_rotation_back(-1, 1.0, GAIN),
+          "rotation back");
+    /* windows of one period under +-6 us of arrival noise a call (one
+     * window's spread reads 0, so the guard stays at its floor) choose the
+     * slower k-nomial from some starts; the references over the whole
+     * rotation never keep it */
+    int win_wrong = 0, final_wrong = 0;
+    for (unsigned seed = 1; seed <= 256; seed++) {
+        int final;
+        win_wrong += noisy_choice(seed, 6.0, (int)(seed * 7) % 64, &final) != 0;
+        final_wrong += final != 0;
+    }
+    CHECK(win_wrong > 0 && final_wrong == 0,
+          "noisy rotation: %d of 256 choices wrong on windows, %d after the rotation check",
+          win_wrong, final_wrong);
+    /* without noise the windows are right already and the check agrees */
+    int final;
+    CHECK(noisy_choice(1, 0, 10, &final) == 0 && final == 0, "quiet rotation");
+}
+
+/* The table doubts its rule's choice when another candidate is predicted
+ * faster by more than the guard. */
+static void test_doubted(void)
+{
+    double native_first[4] = {49.2, 33.2, 38.8, 40.0}, tie[2] = {5.98, 6.17},
+           close[2] = {10, 9.9}, unknown[3] = {-1, 1, 2}, later[3] = {10, -1, 9.5};
+    CHECK(hyt_choice_doubted(4, native_first, GAIN) && !hyt_choice_doubted(2, tie, GAIN) &&
+              !hyt_choice_doubted(2, close, GAIN) && !hyt_choice_doubted(3, unknown, GAIN) &&
+              hyt_choice_doubted(3, later, GAIN) && !hyt_choice_doubted(1, native_first, GAIN) &&
+              !hyt_choice_doubted(4, NULL, GAIN),
+          "doubted");
+    /* a doubted key turns hot at the minimum with auto; a number stays */
+    CHECK(hyt_probe_hot_calls(-1, 40, 1) == HYT_HOT_MIN_CALLS &&
+              hyt_probe_hot_calls(-1, 40, 0) == 120 && hyt_probe_hot_calls(90, 40, 1) == 90,
+          "doubted hot calls");
+}
+
 int main(void)
 {
+    test_rotation_check();
+    test_doubted();
     test_rooted_rotation();
     test_rooted_reference();
     test_order_and_winner();

@@ -500,25 +500,25 @@ static void helpers(void)
     }
     /* HYTUNE_HOT_CALLS: a number is kept for every key; auto is three
      * times the calls the key's search can time, at least 16 */
-    CHECK(hyt_probe_hot_calls(16, 36) == 16 && hyt_probe_hot_calls(1, 297) == 1 &&
-              hyt_probe_hot_calls(500, 1) == 500, "a number is the threshold");
-    CHECK(hyt_probe_search_calls(9, 3, 3) == 27 && hyt_probe_hot_calls(-1, 27) == 81,
+    CHECK(hyt_probe_hot_calls(16, 36, 0) == 16 && hyt_probe_hot_calls(1, 297, 0) == 1 &&
+              hyt_probe_hot_calls(500, 1, 0) == 500, "a number is the threshold");
+    CHECK(hyt_probe_search_calls(9, 3, 3) == 27 && hyt_probe_hot_calls(-1, 27, 0) == 81,
           "auto, radix probe alone (9 windows of 3): %ld calls, hot after %ld",
-          hyt_probe_search_calls(9, 3, 3), hyt_probe_hot_calls(-1, 27));
-    CHECK(hyt_probe_search_calls(4 + 8, 3, 3) == 36 && hyt_probe_hot_calls(-1, 36) == 108,
-          "auto, four candidates and the probe: %ld", hyt_probe_hot_calls(-1, 36));
-    CHECK(hyt_probe_hot_calls(-1, hyt_probe_search_calls(1, 3, 3)) == HYT_HOT_MIN_CALLS &&
-              hyt_probe_hot_calls(-1, hyt_probe_search_calls(2, 1, 1)) == HYT_HOT_MIN_CALLS,
+          hyt_probe_search_calls(9, 3, 3), hyt_probe_hot_calls(-1, 27, 0));
+    CHECK(hyt_probe_search_calls(4 + 8, 3, 3) == 36 && hyt_probe_hot_calls(-1, 36, 0) == 108,
+          "auto, four candidates and the probe: %ld", hyt_probe_hot_calls(-1, 36, 0));
+    CHECK(hyt_probe_hot_calls(-1, hyt_probe_search_calls(1, 3, 3), 0) == HYT_HOT_MIN_CALLS &&
+              hyt_probe_hot_calls(-1, hyt_probe_search_calls(2, 1, 1), 0) == HYT_HOT_MIN_CALLS,
           "auto, a warm start's one window or a choice of two 1-call windows: at least 16");
-    CHECK(hyt_probe_hot_calls(-1, hyt_probe_search_calls(9, 5, 5)) == 135 &&
-              hyt_probe_hot_calls(-1, hyt_probe_search_calls(9, 1, 1)) == 27,
+    CHECK(hyt_probe_hot_calls(-1, hyt_probe_search_calls(9, 5, 5), 0) == 135 &&
+              hyt_probe_hot_calls(-1, hyt_probe_search_calls(9, 1, 1), 0) == 27,
           "auto follows HYTUNE_PROBE_CALLS");
-    CHECK(hyt_probe_hot_calls(-1, 0) == HYT_HOT_MIN_CALLS, "auto, nothing to time");
+    CHECK(hyt_probe_hot_calls(-1, 0, 0) == HYT_HOT_MIN_CALLS, "auto, nothing to time");
     /* windows spanning a rotating root's period (5 calls where the plain
      * ones take 3) are counted, up to HYT_SEARCH_MAX_CALLS or the plain
      * search's calls when those are more */
     CHECK(hyt_probe_search_calls(2 + 8, 5, 3) == HYT_SEARCH_MAX_CALLS &&
-              hyt_probe_hot_calls(-1, hyt_probe_search_calls(10, 5, 3)) == 3 * 40,
+              hyt_probe_hot_calls(-1, hyt_probe_search_calls(10, 5, 3), 0) == 3 * 40,
           "periodic windows, two candidates: %ld calls", hyt_probe_search_calls(10, 5, 3));
     CHECK(hyt_probe_search_calls(1, 5, 3) == 5 && hyt_probe_search_calls(6, 4, 3) == 24 &&
               hyt_probe_search_calls(9, 9, 5) == 45 && hyt_probe_search_calls(9, 7, 5) == 45,
@@ -537,7 +537,7 @@ static void helpers(void)
          * key's life as uniform, it then finishes with probability >= 3/4
          * (n / (n + S)) and has S more calls to repay it with >= 3/5 */
         for (int w = 1; w <= 8 + 8; w++) {
-            long s = hyt_probe_search_calls(w, 3, 3), n = hyt_probe_hot_calls(-1, s);
+            long s = hyt_probe_search_calls(w, 3, 3), n = hyt_probe_hot_calls(-1, s, 0);
             CHECK(n >= 3 * s && (n == HYT_HOT_MIN_CALLS || n == 3 * s) &&
                       (double)n / (double)(n + s) >= 0.75 && (double)n / (double)(n + 2 * s) >= 0.6,
                   "auto, %d windows: %ld", w, n);
