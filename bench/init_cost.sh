@@ -16,7 +16,9 @@
 # Prints one line per (selection, configuration): simulated seconds of the
 # whole run and the microseconds added over the run without hytune.
 # INIT_COST_MAX_US=N: exit 1 if a configuration adds more than N us (the
-# runs are deterministic: a test).
+# runs are deterministic: a test); INIT_COST_OVER_OFF_MAX_US=N: exit 1 if
+# one adds more than N us over off mode (the node model rides on the
+# settings' exchange, which off mode makes too).
 set -eu
 phases=0
 if [ "${1:-}" = -p ]; then
@@ -79,6 +81,7 @@ cat >"$tmp/kernel.json" <<'EOF'
 EOF
 hostfile "$NP" 1 >"$tmp/hosts"
 max=${INIT_COST_MAX_US:-}
+over_off=${INIT_COST_OVER_OFF_MAX_US:-}
 over=0
 
 # sim EXE [VAR=VALUE...]: simulated seconds of one run
@@ -120,6 +123,11 @@ for sel in default mpich; do
         printf '%-8s %-26s %14s %12s\n' "$sel" "$cfg" "$t" "$added"
         if [ -n "$max" ] && awk -v a="$added" -v m="$max" 'BEGIN { exit !(a > m) }'; then
             echo "init_cost.sh: $sel, $cfg: $added us added, above INIT_COST_MAX_US=$max" >&2
+            over=1
+        fi
+        [ "$cfg" = off ] && off_added=$added
+        if [ -n "$over_off" ] && awk -v a="$added" -v o="$off_added" -v m="$over_off" 'BEGIN { exit !(a - o > m) }'; then
+            echo "init_cost.sh: $sel, $cfg: $added us added, more than INIT_COST_OVER_OFF_MAX_US=$over_off over off mode's $off_added" >&2
             over=1
         fi
     done

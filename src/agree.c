@@ -227,16 +227,6 @@ static int report_differ(const hyt_agree_item_t *items, int n, MPI_Comm comm, in
  * call, a cost the application would not otherwise pay in MPI_Init). */
 #define INIT_TAG 0x4878
 
-int hyt_init_synced;
-
-static void note_synced(MPI_Comm comm, int rc)
-{
-    int same = 0;
-    PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
-    if (rc == MPI_SUCCESS && same == MPI_IDENT)
-        hyt_init_synced = 1;
-}
-
 int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm)
 {
     int rank, size, rc = MPI_SUCCESS;
@@ -258,8 +248,6 @@ int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm)
                 v[i] = in[i] < v[i] ? in[i] : v[i];
     }
     free(in);
-    /* every rank's value has reached every rank: all have passed MPI_Init */
-    note_synced(comm, rc);
     return rc;
 }
 
@@ -299,10 +287,12 @@ static void reverse_blocks(char *a, size_t len, int lo, int hi)
 }
 
 /* Bruck's allgather of records of one length: before the round of distance
- * d a rank holds the records of itself and the d - 1 ranks after it (rank
- * order, wrapping) in all's first d blocks; it sends the first min(d, size
- * - d) of them to the rank d before it and appends as many from the rank d
- * after it.  Then all is rotated by rank blocks, in place, into rank order. */
+ * d a rank holds the records of itself and the d - 1 ranks before it (rank
+ * order down, wrapping) in all's first d blocks; it sends the first min(d,
+ * size - d) of them to the rank d after it and appends as many from the
+ * rank d before it (the pairs of the settings' exchange before, whose
+ * timing under SimGrid this keeps).  Then all is put, in place, into rank
+ * order. */
 int hyt_init_allgather(const void *mine, int len, void *all, MPI_Comm comm)
 {
     int rank, size, rc = MPI_SUCCESS;
@@ -314,17 +304,16 @@ int hyt_init_allgather(const void *mine, int len, void *all, MPI_Comm comm)
     memcpy(buf, mine, (size_t)len);
     for (int d = 1; d < size && rc == MPI_SUCCESS; d *= 2) {
         int cnt = size - d < d ? size - d : d;
-        rc = PMPI_Sendrecv(buf, cnt * len, MPI_BYTE, (rank - d + size) % size, INIT_TAG,
-                           buf + (size_t)d * (size_t)len, cnt * len, MPI_BYTE, (rank + d) % size,
-                           INIT_TAG, comm, MPI_STATUS_IGNORE);
+        rc = PMPI_Sendrecv(buf, cnt * len, MPI_BYTE, (rank + d) % size, INIT_TAG,
+                           buf + (size_t)d * (size_t)len, cnt * len, MPI_BYTE,
+                           (rank - d + size) % size, INIT_TAG, comm, MPI_STATUS_IGNORE);
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    /* block j holds rank (rank + j) % size: rotate right by rank blocks */
-    reverse_blocks(buf, (size_t)len, 0, size);
-    reverse_blocks(buf, (size_t)len, 0, rank);
-    reverse_blocks(buf, (size_t)len, rank, size);
-    note_synced(comm, rc);
+    /* block j holds rank (rank - j) mod size: blocks 0 .. rank hold ranks
+     * rank .. 0 and the rest ranks size - 1 .. rank + 1, each run reversed */
+    reverse_blocks(buf, (size_t)len, 0, rank + 1);
+    reverse_blocks(buf, (size_t)len, rank + 1, size);
     return MPI_SUCCESS;
 }
 
@@ -383,14 +372,60 @@ static uint64_t digest(const hyt_agree_item_t *items, int n, int *failed)
     return h;
 }
 
-int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm)
+/* The quick step's record: the digest, whether this rank read everything
+ * without failure, then the rider's bytes (rounded up to 8). */
+#define QUICK_HEAD (2 * sizeof(uint64_t))
+
+/* Every rank's quick record gathered in all (size records of len bytes):
+ * 1 when every digest is the same and no rank failed (the same answer on
+ * every rank: each holds every record), else 0; the riders compacted in
+ * place to all's first size x rlen bytes, in rank order. */
+static int quick_verdict(char *all, int size, size_t len, int rlen)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, ok = 1;
+    for (int r = 0; r < size; r++) {
+        uint64_t d, f;
+        memcpy(&d, all + (size_t)r * len, sizeof d);
+        memcpy(&f, all + (size_t)r * len + sizeof d, sizeof f);
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+        ok &= f == 1;
+    }
+    for (int r = 0; r < size && rlen > 0; r++)
+        memmove(all + (size_t)r * (size_t)rlen, all + (size_t)r * len + QUICK_HEAD, (size_t)rlen);
+    return lo == hi && ok;
+}
+
+int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm, const void *rider, int rlen,
+                  void **riders)
 {
     int rank = 0, size = 1, failed;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    uint64_t d = digest(items, n, &failed), quick[3] = {d, ~d, !failed};
-    int rc = hyt_init_allmin(quick, 3, comm);
-    if (rc == MPI_SUCCESS && quick[0] == ~quick[1] && quick[2] == 1) {
+    if (riders)
+        *riders = NULL;
+    if (rlen < 0 || (rlen > 0 && (!rider || !riders)))
+        rlen = 0; /* a caller's error: no rider (the exchange keeps its shape only if
+                   * every rank errs alike) */
+    uint64_t d = digest(items, n, &failed), ok = !failed;
+    size_t len = QUICK_HEAD + ((size_t)rlen + 7) / 8 * 8;
+    char *mine = calloc(1, len), *all = malloc(len * (size_t)size);
+    int rc = mine && all ? MPI_SUCCESS : MPI_ERR_NO_MEM; /* this rank stops here; the
+                                                           * others wait for it */
+    if (rc == MPI_SUCCESS) {
+        memcpy(mine, &d, sizeof d);
+        memcpy(mine + sizeof d, &ok, sizeof ok);
+        if (rlen > 0)
+            memcpy(mine + QUICK_HEAD, rider, (size_t)rlen);
+        rc = hyt_init_allgather(mine, (int)len, all, comm);
+    }
+    free(mine);
+    int same = rc == MPI_SUCCESS && quick_verdict(all, size, len, rlen);
+    if (rc == MPI_SUCCESS && rlen > 0)
+        *riders = all; /* every rank's rider, whatever the verdicts */
+    else
+        free(all);
+    if (same) {
         for (int i = 0; i < n; i++)
             items[i].verdict = HYT_AGREE_OK;
         return MPI_SUCCESS;

@@ -84,13 +84,19 @@ void hyt_agree_line(const char *name, int nranks, const char *const *descs,
 int hyt_env_agree_items(hyt_agree_item_t *items, int max);
 void hyt_env_agree_fallback(const char *name);
 
-/* The step: every rank's digest of all its fingerprints is compared in one
- * exchange of three values; only when they differ (or a rank failed) are
- * the items compared one by one, plus one gather of the descriptions to
- * rank 0 for the error lines.  Runs inside MPI_Init, on comm itself.  Sets
- * every verdict and prints the messages.  On an MPI error every verdict is
- * DIFFER (every rank that returns takes every fallback). */
-int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm);
+/* The step: every rank's digest of all its fingerprints and whether it
+ * failed to read anything go to every rank in one exchange (Bruck's
+ * allgather, hyt_init_allgather), which also carries a rider: rlen bytes
+ * of the caller's (the same rlen on every rank) that every rank receives,
+ * so that MPI_Init's node model needs no exchange of its own.  Only when
+ * the digests differ (or a rank failed) are the items compared one by one,
+ * plus one gather of the descriptions to rank 0 for the error lines.  Runs
+ * inside MPI_Init, on comm itself.  Sets every verdict and prints the
+ * messages.  On an MPI error every verdict is DIFFER (every rank that
+ * returns takes every fallback).  *riders (rlen > 0, exchange done, else
+ * NULL): every rank's rider in rank order, size x rlen bytes; free it. */
+int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm, const void *rider, int rlen,
+                  void **riders);
 
 /* Exchanges for MPI_Init only (no application message can be on comm yet):
  * point to point on comm with hytune's tag, so they cost what their
@@ -103,22 +109,20 @@ int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm);
  * hyt_init_gatherv: rank 0 receives, all at once, lens[r] bytes from each
  * rank r whose lens[r] (rank 0's array) is above 0, which sends its len
  * bytes; *all (rank 0, malloc'd, free it) holds them in rank order, rank r's
- * from displs[r] (rank 0's own len bytes first, lens[0] of them).
- * hyt_init_synced: every rank of MPI_COMM_WORLD has been heard from (an
- * exchange above completed on it), so every rank has passed MPI_Init. */
+ * from displs[r] (rank 0's own len bytes first, lens[0] of them). */
 int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm);
 int hyt_init_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm);
 int hyt_init_allgather(const void *mine, int len, void *all, MPI_Comm comm);
 int hyt_init_gatherv(const void *mine, int len, const int *lens, char **all, int *displs,
                      MPI_Comm comm);
-extern int hyt_init_synced;
 
 /* src/settings.c: read the mode, table, warm start, forced algorithms and
  * variables, run the step over them on MPI_COMM_WORLD and apply the
  * verdicts (hyt_cfg, hyt_table, the warm start and forced algorithms are
  * then the same on every rank).  Every rank calls it in MPI_Init, in every
- * mode.  downgraded: hybrid was turned offline by MPI_THREAD_MULTIPLE. */
-int hyt_settings_init(int downgraded);
+ * mode.  downgraded: hybrid was turned offline by MPI_THREAD_MULTIPLE.
+ * rider, rlen, riders: the step's rider (hyt_agree_run). */
+int hyt_settings_init(int downgraded, const void *rider, int rlen, void **riders);
 
 /* The settings slot of a layer above the core that reads a setting of its
  * own (online/: its warm start, HYTUNE_WARM_START): hyt_settings_init runs

@@ -57,11 +57,22 @@ int hyt_init(void)
         downgraded = 1;
     }
     /* every rank, in every mode: the mode itself is compared (src/settings.c),
-     * the online layer's warm start with it (its settings slot) */
-    hyt_settings_init(downgraded);
-    if (hyt_cfg.mode == HYT_MODE_OFF)
+     * the online layer's warm start with it (its settings slot); the same
+     * exchange carries every rank's node record (in off mode a blank one:
+     * the exchange must have one shape on every rank, before any rank knows
+     * the others' modes), so that the node model costs no exchange of its
+     * own */
+    int mine[HYT_TOPO_REC_BYTES / sizeof(int)] = {0};
+    void *records = NULL;
+    if (hyt_cfg.mode != HYT_MODE_OFF)
+        hyt_topo_record(mine);
+    hyt_settings_init(downgraded, mine, HYT_TOPO_REC_BYTES, &records);
+    if (hyt_cfg.mode == HYT_MODE_OFF) {
+        free(records);
         return MPI_SUCCESS;
-    int rc = hyt_topo_init();
+    }
+    int rc = hyt_topo_init(records);
+    free(records);
     if (rc != MPI_SUCCESS) {
         hyt_warn(HYT_TOPIC_TOPO, "node model unavailable; running in off mode");
         hyt_cfg.mode = HYT_MODE_OFF;

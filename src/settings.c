@@ -235,8 +235,10 @@ static void apply(const hyt_agree_item_t *items, int n)
             hyt_env_agree_fallback(items[i].name);
 }
 
-int hyt_settings_init(int downgraded)
+int hyt_settings_init(int downgraded, const void *rider, int rlen, void **riders)
 {
+    if (riders)
+        *riders = NULL;
     hyt_agree_item_t *items = calloc(IT_MAX, sizeof *items);
     if (!items) {
         /* no memory before the application's first call: not a state to
@@ -258,7 +260,7 @@ int hyt_settings_init(int downgraded)
             items[i].fp = unused_fp();
             items[i].failed = 0;
         }
-    int rc = hyt_agree_run(items, n, MPI_COMM_WORLD);
+    int rc = hyt_agree_run(items, n, MPI_COMM_WORLD, rider, rlen, riders);
     apply(items, n);
     free(items);
     return rc;

@@ -1,24 +1,30 @@
 /* Node model: world node map, node hardware, hostnames and network groups.
  *
- * Ranks sharing memory (MPI_Comm_split_type SHARED; a simulated host under
- * SimGrid) form a node; a node is named by the smallest world rank on it (its
- * leader) and numbered by first appearance.  Built once at init, with one
- * allgather of every rank's facts, from which every rank decides alike (world rank
- * 0 decides and broadcasts its answer when a network file or Slurm sets groups):
- *   1. each rank finds its node's leader and size from the shared-memory
- *      split (local calls on the split's group);
- *   2. node hardware from hwloc (loaded once per process, not under SimGrid
- *      where it would see the simulating host) and HYTUNE_NODE_HW;
- *   3. every rank's leader, facts and name length (a record of fixed size)
- *      go to every rank in one allgather (src/agree.h: the point-to-point
- *      exchanges for MPI_Init); from them every rank numbers the nodes and
+ * Ranks on one host (the same MPI_Get_processor_name: the ranks that share
+ * memory, a simulated host under SimGrid) form a node; a node is named by
+ * the smallest world rank on it (its leader) and numbered by first
+ * appearance.  Built once at init from one record of fixed size per rank,
+ * which MPI_Init's settings step carries to every rank with its own
+ * exchange (src/agree.h: the rider of hyt_agree_run; the node model costs
+ * no exchange of its own), from which every rank decides alike (world rank
+ * 0 decides and broadcasts its answer when a network file or Slurm sets
+ * groups):
+ *   1. each rank's record (hyt_topo_record, local): the hash of its host's
+ *      name, the name's length, node hardware from hwloc (loaded once per
+ *      process, not under SimGrid where it would see the simulating host)
+ *      and HYTUNE_NODE_HW;
+ *   2. from every rank's record every rank finds each rank's leader (the
+ *      smallest rank whose host name hashes alike), numbers the nodes and
  *      takes the smallest value of each fact;
- *   4. network groups: one per node, decided alike on every rank, unless
+ *   3. network groups: one per node, decided alike on every rank, unless
  *      HYTUNE_NETWORK_FILE is set or a node has a Slurm address: then the
  *      leaders' hostnames and Slurm addresses go to world rank 0, which
  *      assigns the groups, and its whole answer goes to every rank in one
  *      broadcast.  Otherwise the hostnames go to world rank 0 only when
  *      `hytune topo` prints them.
+ * Why not MPI_Comm_split_type(SHARED): under SimGrid it sees only the ranks
+ * that have passed MPI_Init, so it needed an exchange before it, and the
+ * records one after it; with MPICH it is a collective of its own.
  * Every communicator's node model is then derived locally (src/comm.c). */
 #include "topology/topology.h"
 #include "src/agree.h"
@@ -41,38 +47,6 @@ static const char *group_src = "one group per node";
 static char **node_names;     /* world rank 0 only: hostname per node */
 static char **group_paths;    /* world rank 0 only: group path per node (or NULL) */
 
-/* This rank's node: the smallest world rank sharing memory with it (its
- * leader) and how many ranks do. */
-static int my_node(int *leader, int *on_node)
-{
-    MPI_Comm shm;
-    /* SimGrid computes the split from the ranks on the host that have
-     * passed MPI_Init: line them up first, unless the settings step has
-     * already heard from every rank (src/agree.h) */
-    if (!hyt_init_synced)
-        PMPI_Barrier(MPI_COMM_WORLD);
-    int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    PMPI_Comm_size(shm, on_node);
-    int n = *on_node, *r = malloc((size_t)n * 2 * sizeof *r);
-    MPI_Group g, wg;
-    PMPI_Comm_group(shm, &g);
-    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-    *leader = hyt_world_rank;
-    for (int i = 0; r && i < n; i++)
-        r[n + i] = i;
-    if (r && PMPI_Group_translate_ranks(g, n, r + n, wg, r) == MPI_SUCCESS)
-        for (int i = 0; i < n; i++)
-            if (r[i] >= 0 && r[i] < *leader)
-                *leader = r[i];
-    PMPI_Group_free(&g);
-    PMPI_Group_free(&wg);
-    PMPI_Comm_free(&shm);
-    free(r);
-    return r ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-}
-
 static int world_ranks_on_node(int node)
 {
     int n = 0;
@@ -81,10 +55,12 @@ static int world_ranks_on_node(int node)
     return n;
 }
 
-/* Local facts of this node, before agreement. */
-static void local_hw(int on_node)
+/* Local facts of this node, before agreement.  Cores and PUs that neither
+ * hwloc nor HYTUNE_NODE_HW gives are the ranks on the node, known only
+ * after the exchange (REC_ON_NODE). */
+static void local_hw(void)
 {
-    hyt_hw_default(&node_hw, on_node);
+    hyt_hw_default(&node_hw, 1);
 #ifdef HYT_SMPI
     /* hwloc would describe the host running the simulation */
     node_hw.src[HYT_HW_CORES] = node_hw.src[HYT_HW_PUS] = HYT_SRC_MPI;
@@ -144,11 +120,15 @@ static void assign_groups(char **addrs, int *group)
     ngroups = hyt_groups_index(n, group_paths, group);
 }
 
-/* What each rank sends every rank: its leader, the length of its name
- * (leaders only: "hostname\nslurm-address"), REC_WANT 1 if that has a
- * Slurm address or the rank has HYTUNE_NETWORK_FILE set (either makes world
- * rank 0 assign the groups, on every rank alike), its node's facts. */
-enum { REC_LEADER, REC_LEN, REC_WANT, REC_HW, REC_INTS = REC_HW + HYT_HW_NFACTS };
+/* What each rank sends every rank: the hash of its host's name (two ints),
+ * the length of its name ("hostname\nslurm-address"), REC_WANT (WANT_FILE:
+ * the rank has HYTUNE_NETWORK_FILE set; WANT_SLURM: its name has a Slurm
+ * address; either, the latter from a node's leader, makes world rank 0
+ * assign the groups, on every rank alike), its node's facts (REC_ON_NODE:
+ * the ranks on its node). */
+enum { REC_HASH, REC_LEN = REC_HASH + 2, REC_WANT, REC_HW, REC_INTS = REC_HW + HYT_HW_NFACTS };
+enum { WANT_FILE = 1, WANT_SLURM = 2 };
+#define REC_ON_NODE (-1)
 
 static void split_names(const char *buf, const int *lens, const int *displs, char **addrs)
 {
@@ -173,32 +153,85 @@ enum { ANS_NODES, ANS_NGROUPS, ANS_SRC, ANS_HW, ANS_UNIFORM = ANS_HW + HYT_HW_NF
 static const char *const group_srcs[] = {"one group per node", "HYTUNE_NETWORK_FILE",
                                          "SLURM_TOPOLOGY_ADDR"};
 
-/* The answer from every rank's record and the leaders' names (world rank
- * 0, or every rank alike: hyt_topo_init). */
-static void decide(const int *rec, const char *buf, const int *lens, const int *displs, int *ans)
+/* A rank's host: the hash of its name, and the rank. */
+typedef struct host_key {
+    uint64_t hash;
+    int rank;
+} host_key_t;
+
+static int host_key_cmp(const void *a, const void *b)
+{
+    const host_key_t *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static uint64_t rec_hash(const int *rec, int i)
+{
+    uint64_t h;
+    memcpy(&h, rec + (size_t)i * REC_INTS + REC_HASH, sizeof h);
+    return h;
+}
+
+/* Every rank's node leader, from the records: the smallest world rank whose
+ * host's name hashes alike (malloc'd, p entries; NULL: no memory). */
+static int *find_leaders(const int *rec, int p)
+{
+    int *leader = malloc((size_t)p * sizeof *leader);
+    host_key_t *key = malloc((size_t)p * sizeof *key);
+    if (!leader || !key) {
+        free(leader);
+        free(key);
+        return NULL;
+    }
+    for (int i = 0; i < p; i++) {
+        key[i].hash = rec_hash(rec, i);
+        key[i].rank = i;
+    }
+    qsort(key, (size_t)p, sizeof *key, host_key_cmp);
+    for (int i = 0, first = 0; i < p; i++) {
+        if (i > 0 && key[i].hash != key[i - 1].hash)
+            first = i;
+        leader[key[i].rank] = key[first].rank;
+    }
+    free(key);
+    return leader;
+}
+
+/* The answer from every rank's record, its node leader (NULL: each rank
+ * alone) and the leaders' names (world rank 0, or every rank alike:
+ * hyt_topo_init). */
+static void decide(const int *rec, const int *leader, const char *buf, const int *lens,
+                   const int *displs, int *ans)
 {
     int p = hyt_world_size, *node_of = ans + ANS_NODE_OF, *group = node_of + p, nodes = 0;
-    int *index = malloc((size_t)p * sizeof *index);
+    int *index = malloc((size_t)p * sizeof *index), *count = calloc((size_t)p, sizeof *count);
     for (int i = 0; index && i < p; i++)
         index[i] = -1;
     for (int i = 0; i < p; i++) {
-        int l = rec[i * REC_INTS + REC_LEADER];
+        int l = leader ? leader[i] : -1;
         if (!index || l < 0 || l >= p)
             node_of[i] = nodes++; /* no memory, or no leader: alone on its node */
         else
             node_of[i] = index[l] >= 0 ? index[l] : (index[l] = nodes++);
     }
     free(index);
+    for (int i = 0; count && i < p; i++)
+        count[node_of[i]]++;
     for (int f = 0; f < HYT_HW_NFACTS; f++) {
-        int lo = rec[REC_HW + f], hi = lo;
-        for (int i = 1; i < p; i++) {
+        int lo = 0, hi = 0;
+        for (int i = 0; i < p; i++) {
             int v = rec[i * REC_INTS + REC_HW + f];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
+            if (v == REC_ON_NODE)
+                v = count ? count[node_of[i]] : 1;
+            lo = i == 0 || v < lo ? v : lo;
+            hi = i == 0 || v > hi ? v : hi;
         }
         ans[ANS_HW + f] = lo;
         ans[ANS_UNIFORM + f] = lo == hi;
     }
+    free(count);
     hyt_world_nodes = nodes;
     for (int i = 0; i < nodes; i++)
         group[i] = i;
@@ -225,20 +258,18 @@ static void free_strings(char ***v, int n)
     *v = NULL;
 }
 
-/* This rank's name if it leads its node: "hostname\nslurm-address" and
- * its zero (the address may be empty); its bytes (0: not a leader). */
-static int my_name(int lead, char *me, size_t size, int *addr)
+/* This rank's name, "hostname\nslurm-address" and its zero (the address
+ * may be empty), in me; its bytes.  *addr: it has an address; *hash: the
+ * hostname's (which names the node: ranks on one host share it). */
+static int my_name(char *me, size_t size, int *addr, uint64_t *hash)
 {
-    me[0] = 0;
-    *addr = 0;
-    if (!lead)
-        return 0;
     char host[MPI_MAX_PROCESSOR_NAME];
     int hl = 0;
     PMPI_Get_processor_name(host, &hl);
     const char *a = getenv("SLURM_TOPOLOGY_ADDR");
     snprintf(me, size, "%.*s\n%.255s", hl, host, a ? a : "");
     *addr = a && a[0];
+    *hash = hyt_agree_hash(HYT_AGREE_HASH0, host, (size_t)(hl > 0 ? hl : 0));
     return (int)strlen(me) + 1;
 }
 
@@ -249,63 +280,78 @@ static int *name_len;  /* world rank 0, until the names are gathered: per world 
 static int names_held; /* world rank 0 has node_names (the same on every rank) */
 static int i_lead;     /* this rank leads its node */
 
-/* The leaders' names to world rank 0 (lens: rank 0's, every rank's
- * length): *buf, lens and displs as split_names reads them. */
+/* The leaders' names to world rank 0 (lens: rank 0's, every leader's
+ * length, 0 for the other ranks): *buf, lens and displs as split_names
+ * reads them. */
 static int gather_names(const int *lens, char **buf, int *displs)
 {
     char me[MPI_MAX_PROCESSOR_NAME + 256];
-    int addr, len = my_name(i_lead, me, sizeof me, &addr);
-    return hyt_init_gatherv(me, len, lens, buf, displs, MPI_COMM_WORLD);
+    int addr;
+    uint64_t hash;
+    int len = my_name(me, sizeof me, &addr, &hash);
+    return hyt_init_gatherv(me, i_lead ? len : 0, lens, buf, displs, MPI_COMM_WORLD);
 }
 
-int hyt_topo_init(void)
+_Static_assert(HYT_TOPO_REC_BYTES == REC_INTS * (int)sizeof(int), "record size");
+
+void hyt_topo_record(void *out)
+{
+    int mine[REC_INTS], addr;
+    uint64_t hash;
+    char me[MPI_MAX_PROCESSOR_NAME + 256];
+    local_hw();
+    mine[REC_LEN] = my_name(me, sizeof me, &addr, &hash);
+    memcpy(mine + REC_HASH, &hash, sizeof hash);
+    mine[REC_WANT] = (addr ? WANT_SLURM : 0) | (hyt_cfg.network_file ? WANT_FILE : 0);
+    memcpy(mine + REC_HW, node_hw.val, sizeof node_hw.val);
+    for (int f = HYT_HW_CORES; f <= HYT_HW_PUS; f++)
+        if (node_hw.src[f] == HYT_SRC_MPI || node_hw.src[f] == HYT_SRC_DEFAULT)
+            mine[REC_HW + f] = REC_ON_NODE;
+    memcpy(out, mine, sizeof mine);
+}
+
+int hyt_topo_init(const void *records)
 {
     PMPI_Comm_size(MPI_COMM_WORLD, &hyt_world_size);
     PMPI_Comm_rank(MPI_COMM_WORLD, &hyt_world_rank);
-    int p = hyt_world_size, root = hyt_world_rank == 0, leader, on_node;
-    int rc = my_node(&leader, &on_node);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    local_hw(on_node);
-    i_lead = leader == hyt_world_rank;
-    char me[MPI_MAX_PROCESSOR_NAME + 256];
-    int mine[REC_INTS];
-    mine[REC_LEADER] = leader;
-    mine[REC_LEN] = my_name(i_lead, me, sizeof me, &mine[REC_WANT]);
-    mine[REC_WANT] |= hyt_cfg.network_file != NULL;
-    memcpy(mine + REC_HW, node_hw.val, sizeof node_hw.val);
+    int p = hyt_world_size, root = hyt_world_rank == 0, rc = MPI_SUCCESS;
+    const int *rec = records;
+    if (!rec)
+        return MPI_ERR_INTERN;
+    int *leader = find_leaders(rec, p);
+    i_lead = !leader || leader[hyt_world_rank] == hyt_world_rank;
     int nans = ANS_NODE_OF + 2 * p;
     int *ans = malloc((size_t)nans * sizeof *ans);
-    int *rec = malloc((size_t)p * REC_INTS * sizeof *rec);
-    /* world rank 0: every rank's name length, then where its name is */
+    /* world rank 0: every leader's name length (0 for other ranks), then
+     * where its name is */
     int *lens = root ? malloc((size_t)p * 2 * sizeof *lens) : NULL, *displs = lens ? lens + p : NULL;
     char *buf = NULL;
-    if (!ans || !rec || (root && !lens))
+    if (!ans || !leader || (root && !lens))
         rc = MPI_ERR_NO_MEM; /* the job cannot go on with the others waiting: say so */
-    /* one record of fixed size per rank; the names only to world rank 0, and
-     * only when it assigns the groups: a network file on any rank (rank 0
-     * reads its own), or a Slurm address on any node (then its whole answer
-     * is broadcast: the file could differ between nodes) */
-    if (rc == MPI_SUCCESS)
-        rc = hyt_init_allgather(mine, (int)sizeof mine, rec, MPI_COMM_WORLD);
+    /* every rank holds every rank's record (MPI_Init's settings step carried
+     * them); the names go only to world rank 0, and only when it assigns the
+     * groups: a network file on any rank (rank 0 reads its own), or a Slurm
+     * address on any node (then its whole answer is broadcast: the file
+     * could differ between nodes) */
     int by_root = 0;
     for (int i = 0; rc == MPI_SUCCESS && i < p; i++) {
-        by_root |= rec[i * REC_INTS + REC_WANT];
+        int want = rec[i * REC_INTS + REC_WANT], lead = leader[i] == i;
+        by_root |= (want & WANT_FILE) || (lead && (want & WANT_SLURM));
         if (lens)
-            lens[i] = rec[i * REC_INTS + REC_LEN];
+            lens[i] = lead ? rec[i * REC_INTS + REC_LEN] : 0;
     }
     if (rc == MPI_SUCCESS && by_root)
         rc = gather_names(lens, &buf, displs);
     names_held = by_root;
-    /* every rank holds every record: without a network file or Slurm
-     * addresses (one group per node) every rank decides alike from them */
+    /* without a network file or Slurm addresses (one group per node) every
+     * rank decides alike from the records */
     if (rc == MPI_SUCCESS && (root || !by_root))
-        decide(rec, buf, lens, displs, ans);
+        decide(rec, leader, buf, lens, displs, ans);
     if (!root) {
         free_strings(&node_names, hyt_world_nodes);
         free_strings(&group_paths, hyt_world_nodes);
     }
-    free(rec);
+    free(leader);
     free(buf);
     if (rc == MPI_SUCCESS && root && !by_root)
         name_len = lens; /* for gather_names in `hytune topo` */
@@ -429,7 +475,7 @@ int hyt_topo_print(FILE *out)
         fprintf(out, "hytune topo: hytune is off (HYTUNE_MODE=off); no node model\n");
         return 1;
     }
-    fprintf(out, "ranks %d, nodes %d (ranks sharing memory, MPI_Comm_split_type)\n", ctx->size,
+    fprintf(out, "ranks %d, nodes %d (ranks on one host, MPI_Get_processor_name)\n", ctx->size,
             ctx->nodes);
     fprintf(out, "ppn %d%s, node-consecutive %s\n", ctx->ppn,
             ctx->ppn != ctx->ppn_min ? " (not uniform)" : " (uniform)",

@@ -1,7 +1,7 @@
 /* Node model, network groups and radix priors (topology/).
  *
  * At init (hyt_topo_init, once per process) the world node map is built from
- * MPI (ranks sharing memory form a node), the node hardware is read from
+ * MPI (ranks on one host, by MPI_Get_processor_name, form a node), the node hardware is read from
  * hwloc or HYTUNE_NODE_HW, node hostnames are gathered and network groups
  * assigned from HYTUNE_NETWORK_FILE, SLURM_TOPOLOGY_ADDR or one per node.
  * Every fact used for a decision is agreed on all ranks at init.  The logic
@@ -12,9 +12,17 @@
 
 #include "src/hyt.h"
 
-/* Build the world node map (hyt_world_node_of) at init: collective over
- * MPI_COMM_WORLD. */
-int hyt_topo_init(void);
+/* This rank's record for the node model (HYT_TOPO_REC_BYTES bytes): its host name's hash and length, whether it wants
+ * world rank 0 to assign network groups, its node's hardware facts (hwloc
+ * is loaded here).  Local; MPI_Init's settings step carries it to every
+ * rank (src/agree.h, its rider). */
+#define HYT_TOPO_REC_BYTES ((4 + HYT_HW_NFACTS) * (int)sizeof(int))
+void hyt_topo_record(void *out);
+/* Build the world node map (hyt_world_node_of) at init from every rank's
+ * record (records: world size x HYT_TOPO_REC_BYTES, rank order); every
+ * rank calls it (world rank 0 gathers the leaders' names when it assigns
+ * network groups). */
+int hyt_topo_init(const void *records);
 void hyt_topo_finalize(void);
 
 /* Starting radix for alg on a communicator of this shape at this message

@@ -28,6 +28,25 @@ static void check_node_of(const hyt_comm_t *ctx)
                   all + j * NAME, ctx->node_of[i], ctx->node_of[j]);
         }
     free(all);
+    /* and against the ranks sharing memory (MPI_Comm_split_type SHARED):
+     * the node model names nodes by host without that split */
+    MPI_Comm shm;
+    MPI_Group g, wg;
+    int zero = 0, leader, *lead = calloc((size_t)p, sizeof *lead);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+    MPI_Comm_group(shm, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_translate_ranks(g, 1, &zero, wg, &leader);
+    MPI_Allgather(&leader, 1, MPI_INT, lead, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int i = 0; i < p; i++)
+        for (int j = i + 1; j < p; j++)
+            CHECK((lead[i] == lead[j]) == (ctx->node_of[i] == ctx->node_of[j]),
+                  "ranks %d and %d: shared-memory leaders %d and %d, nodes %d and %d", i, j,
+                  lead[i], lead[j], ctx->node_of[i], ctx->node_of[j]);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    MPI_Comm_free(&shm);
+    free(lead);
 }
 
 /* Every rank must hold the same value. */
