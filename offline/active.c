@@ -575,7 +575,7 @@ static void track(hyt_al_t *a)
     }
     a->prev_rel = a->rel;
     a->rel = a->cumvar / a->cumvar0;
-    if (a->o.select == HYT_AL_SELECT_DECISION ? a->expected < a->o.threshold
+    if (a->o.select == HYT_AL_SELECT_DECISION ? a->expected < hyt_al_stop_threshold(a)
                                               : fabs(a->rel - a->prev_rel) < a->o.threshold)
         a->stable++;
     else
@@ -636,6 +636,11 @@ void hyt_al_note_noise(hyt_al_t *a, const double *sigma, int n)
 double hyt_al_noise_delta(const hyt_al_t *a)
 {
     return a->delta;
+}
+
+double hyt_al_stop_threshold(const hyt_al_t *a)
+{
+    return a->delta > HYT_AL_LOUD ? a->o.threshold * HYT_AL_LOUD / a->delta : a->o.threshold;
 }
 
 double hyt_al_cut_us(const hyt_al_t *a, const hyt_al_point_t *p)

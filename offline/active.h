@@ -110,6 +110,17 @@ int hyt_al_spread(const hyt_al_t *a, const hyt_al_point_t *pts, int n, double *s
 void hyt_al_note_noise(hyt_al_t *a, const double *sigma, int n);
 double hyt_al_noise_delta(const hyt_al_t *a);
 
+/* The decision mode's stop threshold: opts.threshold, scaled down by
+ * HYT_AL_LOUD / delta where the noise noted is louder than HYT_AL_LOUD.
+ * There two candidates measured once each swap their order, and a group's
+ * incumbent (its best of several noisy times) is biased low, so candidates
+ * predicted a little slower than it are faster in truth more often: the
+ * expected gain left must fall further before the choices are right (on the
+ * noisy oracle of docs/tuner-quality.md, "Noisy machines").  Below it
+ * (quieter machines, exact data) nothing changes. */
+#define HYT_AL_LOUD 0.15
+double hyt_al_stop_threshold(const hyt_al_t *a);
+
 /* Racing: a point slower than cut x the best measured time of its group
  * (same shape and size) cannot be that group's choice, so one warm call is
  * enough to know it; the harness records it after its second call.

@@ -738,6 +738,19 @@ static void test_noise_stop(void)
     }
     CHECK(offa > 0 && offb == 0, "points off the grid: %d without noise, %d with noise noted (want 0)",
           offa, offb);
+    /* the stop threshold: unchanged without noise and with quiet noise
+     * (sigma 0.05: delta 0.141), scaled by HYT_AL_LOUD / delta in loud noise */
+    CHECK(hyt_al_stop_threshold(a) == o.threshold && hyt_al_stop_threshold(b) == o.threshold,
+          "threshold %g / %g, want %g", hyt_al_stop_threshold(a), hyt_al_stop_threshold(b),
+          o.threshold);
+    for (int i = 0; i < na; i++)
+        sigma[i] = 0.1; /* most measurements now: the median 0.1, delta 0.283 */
+    for (int r = 0; r < 8; r++)
+        hyt_al_note_noise(b, sigma, na);
+    double d = hyt_al_noise_delta(b), th = hyt_al_stop_threshold(b);
+    CHECK(d > 0.28 && d < 0.29 && fabs(th - o.threshold * HYT_AL_LOUD / d) < 1e-12 &&
+              th < 0.6 * o.threshold,
+          "loud noise: delta %g, threshold %g (want %g)", d, th, o.threshold * HYT_AL_LOUD / d);
     hyt_al_free(a);
     hyt_al_free(b);
 }
