@@ -139,6 +139,11 @@ case " $other_apps " in *" lulesh "*)
 esac
 B=$(hyt_build_dir)
 [ -x "$B/bin/hytune-smpi" ] || die "no $B/bin/hytune-smpi: build hytune with SimGrid (./configure && make)"
+# a library older than hytune's sources would measure other code than the tree's
+stale=$(find "$HYT_TOP/src" "$HYT_TOP/algorithms" "$HYT_TOP/online" "$HYT_TOP/offline" \
+    "$HYT_TOP/topology" -name '*.[ch]' -newer "$B/lib/libhytune-smpi.a" 2>/dev/null | head -n 1)
+[ -f "$B/lib/libhytune-smpi.a" ] && [ -z "$stale" ] ||
+    die "$B/lib/libhytune-smpi.a is missing or older than ${stale:-the sources}: run make (B=$B) first, so that the runs measure the sources of this tree"
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 
