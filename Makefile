@@ -141,9 +141,9 @@ $(B)/test/smpi/%: test/smpi/%.c $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc
 	@mkdir -p $(dir $@)
 	$(B)/bin/hytune-smpicc $(CFLAGS) $(INC) $(DEPFLAGS) $< -o $@
 
-# the entry-point, v-collective and scratch tests (test/mpi/) also under SimGrid
-SMPI_TEST_BIN += $(if $(SMPICC),$(B)/test/smpi/test_core_entries $(B)/test/smpi/test_core_vcoll $(B)/test/smpi/test_scratch $(B)/test/smpi/test_setup_rent)
-$(B)/test/smpi/test_core_entries $(B)/test/smpi/test_core_vcoll $(B)/test/smpi/test_scratch $(B)/test/smpi/test_setup_rent: $(B)/test/smpi/%: test/mpi/%.c $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc
+# the entry-point, v-collective, scratch and allocation-agreement tests (test/mpi/) also under SimGrid
+SMPI_TEST_BIN += $(if $(SMPICC),$(B)/test/smpi/test_core_entries $(B)/test/smpi/test_core_vcoll $(B)/test/smpi/test_scratch $(B)/test/smpi/test_setup_rent $(B)/test/smpi/test_alloc_agree)
+$(B)/test/smpi/test_core_entries $(B)/test/smpi/test_core_vcoll $(B)/test/smpi/test_scratch $(B)/test/smpi/test_setup_rent $(B)/test/smpi/test_alloc_agree: $(B)/test/smpi/%: test/mpi/%.c $(B)/lib/libhytune-smpi.a $(B)/bin/hytune-smpicc
 	@mkdir -p $(dir $@)
 	$(B)/bin/hytune-smpicc $(CFLAGS) -DHYT_SMPI=1 $(INC) $(DEPFLAGS) $< -o $@
 

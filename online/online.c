@@ -22,7 +22,11 @@
  *           one DRIFT window at the settled radix: if the global time rose
  *           above DRIFT_FACTOR x the settled level, probing restarts there.
  *   OFF     the timed calls never came back (the algorithm fell back to PMPI
- *           for a reason that holds on every rank): stop probing.
+ *           for a reason that holds on every rank): stop probing.  Or a
+ *           rank could not allocate the longer windows or the references
+ *           of a rotating root (decide_period, plan_reference): every rank
+ *           learns it at the key's first window (room_agreed) and keeps
+ *           the rule's own choice.
  * A warm-started key only verifies its radix (a budget of one window). */
 #include "online/online.h"
 #include "online/choose.h"
@@ -123,6 +127,8 @@ struct hyt_online_key {
     int rot_broken;         /* a root broke the rotation: plain windows from the next */
     /* ... and, when the whole rotation is longer than the windows, scaled to it
      * by a reference window over the rotation (hyt_probe_root_scale): */
+    int ref_on;             /* windows scaled by references (plan_reference; the
+                             * same on every rank, whether or not ref is held) */
     double *ref;            /* per root: the reference's increment (< 0: not seen) */
     double ref_mean;        /* the reference's mean: its time */
     int ref_len;            /* the reference window's calls (0: none) */
@@ -136,6 +142,11 @@ struct hyt_online_key {
     double best_mean;       /* its mean (< 0: none) */
     int best_cand, best_k;
     int rot_checked;        /* the first search's settle was checked */
+    int want_room;          /* windows or references longer than key_create's
+                             * buffers were planned (the same on every rank):
+                             * agreed at the first window (room_agreed) */
+    int nomem;              /* this rank could not allocate them */
+    const char *off_reason; /* why the key is off (ST_OFF) */
     int rot_checks, rot_reverts; /* checks made; those that went back */
     int rot_refs;           /* references the check timed (after the settle) */
     int size;               /* the communicator's ranks (ref[]'s length) */
@@ -336,6 +347,8 @@ static int window_room(struct hyt_online_key *o, int len)
 {
     if (len <= o->cap)
         return 0;
+    if (o->cap > 0 && hyt_test_fail(HYT_TEST_FAIL_ONLINE, hyt_world_rank))
+        return -1; /* tests: a rooted key's longer windows (not key_create's) */
     double *samples = malloc(2 * ((size_t)len + 3) * sizeof *samples);
     int *roots = malloc((size_t)len * sizeof *roots);
     if (!samples || !roots) {
@@ -459,6 +472,46 @@ static void give_up(struct hyt_online_key *o)
                  "%s: probing stopped on a key whose calls fall back to PMPI", o->alg->name);
     o->settled_k = o->probe.best_k;
     o->state = ST_OFF;
+    o->off_reason = "calls fall back to PMPI";
+}
+
+/* A key whose longer windows or references (decide_period,
+ * plan_reference) each rank allocated on its own: at its first window,
+ * before any of them is used, every rank learns whether every rank holds
+ * them (one allreduce on the private duplicate, once per such key: such a
+ * key's windows start with a barrier there anyway).  A rank that could not
+ * would otherwise time other windows than the others and the job would
+ * hang. */
+static int room_agreed(hyt_comm_t *ctx, const struct hyt_online_key *o)
+{
+    int ok = !o->nomem;
+    if (ctx->size > 1 && PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN,
+                                        hyt_comm_priv(ctx)) != MPI_SUCCESS)
+        ok = 0; /* MPI's own collectives meet the same fault */
+    return ok;
+}
+
+/* Some rank could not: every rank keeps the key on the rule's own choice,
+ * at its start radix, and tunes it no further. */
+static void no_room(struct hyt_online_key *o, int len)
+{
+    static int once;
+    hyt_log_once(&once, HYT_LOG_WARN, HYT_TOPIC_ONLINE,
+                 "%s: a rank could not allocate the %d-call windows of a rotating root; "
+                 "every rank keeps the table's choice for such keys (the statistics say "
+                 "\"no memory\")", hyt_coll_name(o->rule_alg->coll), len);
+    free(o->ref);
+    free(o->best_ref);
+    o->ref = o->best_ref = NULL;
+    o->ref_on = o->ref_phase = 0;
+    o->period = 1;
+    o->fill = 0;
+    o->window = o->window_plain;
+    o->chosen = -1;
+    use_cand(o, 0);
+    o->settled_k = o->k_start;
+    o->state = ST_OFF;
+    o->off_reason = "no memory";
 }
 
 /* A rooted key's roots: before its first window, a rotation is a constant
@@ -473,7 +526,7 @@ static void track_root(const hyt_comm_t *ctx, struct hyt_online_key *o, int root
         if (o->root_steps == 0)
             o->root_step = d;
         o->root_steps = d == o->root_step && d != 0 ? o->root_steps + 1 : -1;
-    } else if ((o->period > 1 || o->ref) && o->root_n + 1 == o->n && d != o->root_step) {
+    } else if ((o->period > 1 || o->ref_on) && o->root_n + 1 == o->n && d != o->root_step) {
         o->rot_broken = 1;
     }
     o->root_last = root;
@@ -507,8 +560,12 @@ static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o)
         return;
     int fill = o->loop_timed > 0; /* loop-timed: the first call's end is the fill */
     int len = hyt_probe_root_window(o->window, period, fill);
-    if (len <= 0 || window_room(o, len) != 0)
+    if (len <= 0)
         return;
+    /* the windows are sized alike on every rank; a rank that cannot hold
+     * them says so at the first window (room_agreed) */
+    o->want_room = 1;
+    o->nomem |= window_room(o, len) != 0;
     o->window = len;
     o->period = period;
     o->fill = fill;
@@ -548,15 +605,23 @@ static void plan_reference(const hyt_comm_t *ctx, struct hyt_online_key *o)
     decide_period(ctx, o);
     if (o->hot < (uint64_t)len + o->n)
         o->hot = (uint64_t)len + o->n; /* auto */
-    if (window_room(o, len) != 0 || !(o->ref = malloc((size_t)ctx->size * sizeof *o->ref)))
-        return;
-    for (int r = 0; r < ctx->size; r++)
+    /* the reference and the fastest one (note_reference): planned alike on
+     * every rank; a rank that cannot hold them says so at the first window
+     * (room_agreed), before any is used */
+    o->want_room = 1;
+    if (window_room(o, len) != 0 || !(o->ref = malloc((size_t)ctx->size * sizeof *o->ref)) ||
+        !(o->best_ref = malloc((size_t)ctx->size * sizeof *o->best_ref))) {
+        free(o->ref);
+        o->ref = NULL;
+        o->nomem = 1;
+    }
+    for (int r = 0; o->ref && r < ctx->size; r++)
         o->ref[r] = -1;
     if (o->period <= 1)
         o->fill = 1;
     o->window_reg = o->window;
     o->window = o->ref_len = len;
-    o->ref_phase = 1;
+    o->ref_on = o->ref_phase = 1;
     o->window_from = o->hot - (uint64_t)len + 1;
 }
 
@@ -600,6 +665,12 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
             decide_period(ctx, o);
         if (o->n < o->window_from)
             return 0;
+        if (o->want_room && !room_agreed(ctx, o)) {
+            no_room(o, o->window);
+            *alg = o->alg;
+            *k = o->settled_k;
+            return 0;
+        }
         if (o->nc > 1 && o->chosen < 0)
             choice_begin(o, choice_open(o, 0)); /* the rule's own choice first */
         else
@@ -609,13 +680,13 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         return 0;
     }
     /* a root off the rotation: plain windows from the next window on */
-    if ((o->period > 1 || o->ref) && o->rot_broken && o->nsamples == 0 && !o->pending) {
+    if ((o->period > 1 || o->ref_on) && o->rot_broken && o->nsamples == 0 && !o->pending) {
         o->period = 1;
         o->fill = 0;
         o->window = o->window_plain;
         free(o->ref);
         o->ref = NULL;
-        o->ref_phase = 0;
+        o->ref_on = o->ref_phase = 0;
     }
     if (o->pending && ++o->misses > 2 * o->window) {
         give_up(o);
@@ -623,7 +694,7 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
         return 0;
     }
     o->pending = 1;
-    if (o->ref)
+    if (o->ref_on)
         o->roots[o->nsamples] = root;
     if (!o->ref_phase)
         o->probing_calls++;
@@ -732,7 +803,7 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, i
         *spread = 0;
         return o->ref_mean;
     }
-    if (o->ref)
+    if (o->ref_on)
         return hyt_probe_window_periodic(v, n, o->fill, o->period > 1 ? o->period : 1, spread) *
                hyt_probe_root_scale(o->ref, ctx->size, o->ref_mean, o->roots + o->fill,
                                     n - o->fill);
@@ -778,7 +849,7 @@ static void add_point(struct hyt_online_key *o, int k, point_kind_t kind, double
  * candidate and radix) for the rotation check. */
 static void note_reference(struct hyt_online_key *o)
 {
-    if (!o->best_ref && !(o->best_ref = malloc((size_t)o->size * sizeof *o->best_ref)))
+    if (!o->best_ref) /* held by plan_reference on every rank (room_agreed) */
         return;
     if (o->best_mean >= 0 && !(o->ref_mean < o->best_mean)) /* a tie keeps the earlier */
         return;
@@ -838,7 +909,7 @@ static void settle(struct hyt_online_key *o)
      * the whole rotation (rotation_check): at once when a reference ran it,
      * else after one more reference, of the settled radix (calls it runs
      * anyway); a shortlist of one keeps the radix probe's settle */
-    if (o->nc < 2 || !o->ref || !o->best_ref || o->rot_checked || o->reprobes > 0)
+    if (o->nc < 2 || !o->ref_on || !o->best_ref || o->rot_checked || o->reprobes > 0)
         return;
     o->rot_checked = 1;
     if (o->cur == o->ref_cand && o->settled_k == o->ref_k) {
@@ -858,7 +929,7 @@ static void settle(struct hyt_online_key *o)
  * to it. */
 static void rotation_check(struct hyt_online_key *o)
 {
-    if (!o->ref) /* the root stopped rotating: plain windows, no reference */
+    if (!o->ref_on) /* the root stopped rotating: plain windows, no reference */
         return;
     o->rot_checks++;
     if (o->best_mean < 0 || (o->cur == o->best_cand && o->settled_k == o->best_k) ||
@@ -919,7 +990,7 @@ static void choice_done(struct hyt_online_key *o)
     int budget = o->k_min < o->k_max
                      ? probe_budget(o, (long)(o->choosing_calls - o->choice_from))
                      : 1;
-    if (o->ref && o->ref_cand != w && budget > 1 && o->choices == 1) {
+    if (o->ref_on && o->ref_cand != w && budget > 1 && o->choices == 1) {
         /* its radixes are compared on its own profile over the rotation:
          * the probe's start window is a reference of the winner at its k
          * (calls it runs anyway once chosen) */
@@ -1136,7 +1207,7 @@ static const char *timing_name(const struct hyt_online_key *o)
     if (!t)
         return "";
     char ref[64] = "";
-    if (o->ref)
+    if (o->ref_on)
         snprintf(ref, sizeof ref, ", scaled by %d-call references of the root's rotation: %d",
                  o->ref_len, o->refs);
     if (o->period > 1)
@@ -1190,6 +1261,8 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
     if (o->points_dropped)
         fprintf(out, " (+%d more)", o->points_dropped);
     fprintf(out, "\n   %-22s   %s", "", state_names[o->state]);
+    if (o->state == ST_OFF && o->off_reason)
+        fprintf(out, " (%s)", o->off_reason);
     if (o->settled_call)
         fprintf(out, ", settled k=%d at %.2f us, %lld calls after hot", o->settled_k,
                 o->settled_t * 1e6, calls_after_hot(o));
@@ -1211,18 +1284,20 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
     json_object *j = json_object_new_object(), *seq = json_object_new_array();
     json_object_object_add(j, "algorithm", json_object_new_string(o->alg->name));
     json_object_object_add(j, "state", json_object_new_string(state_names[o->state]));
+    if (o->state == ST_OFF && o->off_reason)
+        json_object_object_add(j, "off_reason", json_object_new_string(o->off_reason));
     if (hyt_coll_has_root(o->alg->coll) && o->loop_timed >= 0)
         json_object_object_add(j, "timing",
                                json_object_new_string(o->loop_timed ? "loop" : "per call"));
     if (o->period > 1)
         json_object_object_add(j, "root_period", json_object_new_int(o->period));
-    if (o->ref)
+    if (o->ref_on)
         json_object_object_add(j, "root_reference_calls", json_object_new_int(o->ref_len));
-    if (o->ref)
+    if (o->ref_on)
         json_object_object_add(j, "root_references", json_object_new_int(o->refs));
-    if (o->ref && o->nc > 1)
+    if (o->ref_on && o->nc > 1)
         json_object_object_add(j, "rotation_checks", json_object_new_int(o->rot_checks));
-    if (o->ref && o->nc > 1)
+    if (o->ref_on && o->nc > 1)
         json_object_object_add(j, "rotation_reverts", json_object_new_int(o->rot_reverts));
     json_object_object_add(j, "k_min", json_object_new_int(o->k_min));
     json_object_object_add(j, "k_max", json_object_new_int(o->k_max));

@@ -109,7 +109,10 @@ int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm, const void *rid
  * hyt_init_gatherv: rank 0 receives, all at once, lens[r] bytes from each
  * rank r whose lens[r] (rank 0's array) is above 0, which sends its len
  * bytes; *all (rank 0, malloc'd, free it) holds them in rank order, rank r's
- * from displs[r] (rank 0's own len bytes first, lens[0] of them). */
+ * from displs[r] (rank 0's own len bytes first, lens[0] of them).  Rank 0
+ * without memory for them still receives every message (each at most
+ * HYT_INIT_GATHERV_MAX bytes then) and returns MPI_ERR_NO_MEM. */
+#define HYT_INIT_GATHERV_MAX 1024
 int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm);
 int hyt_init_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm);
 int hyt_init_allgather(const void *mine, int len, void *all, MPI_Comm comm);

@@ -358,8 +358,7 @@ int hyt_comm_node_split(hyt_comm_t *ctx)
  * kernel's own requests (=kernel). */
 static int test_fail(int at)
 {
-    return HYT_UNLIKELY(hyt_cfg.test_kernel_fail >= 0) &&
-           hyt_cfg.test_kernel_fail == hyt_world_rank && hyt_cfg.test_kernel_fail_at == at;
+    return hyt_test_fail(at, hyt_world_rank);
 }
 
 /* Area *p of *have bytes to at least n (want: the size to take, >= n). */
@@ -367,7 +366,7 @@ static int hold(void **p, size_t *have, size_t n, size_t want)
 {
     if (n <= *have)
         return 1;
-    if (test_fail(0))
+    if (test_fail(HYT_TEST_FAIL_RESERVE))
         return 0;
     void *q = realloc(*p, want);
     if (!q)
@@ -382,7 +381,7 @@ static int hold(void **p, size_t *have, size_t n, size_t want)
  * failure goes to the error handler (docs/memory.md). */
 static void *grow(void **p, size_t *have, size_t n)
 {
-    if (test_fail(1))
+    if (test_fail(HYT_TEST_FAIL_KERNEL))
         return NULL;
     return hold(p, have, n, n < 4096 ? 4096 : n + n / 4) ? *p : NULL;
 }

@@ -115,14 +115,16 @@ static const env_var_t vars[] = {
      "algorithm needs more runs MPI's own collective on every rank (docs/memory.md)",
      S_ALL_EQ},
     {"HYTUNE_TEST_KERNEL_FAIL", T_LONG, &hyt_cfg.test_kernel_fail, "-1", "-1..2147483647",
-     "for testing only: scratch memory cannot be allocated on this world rank "
+     "for testing only: memory cannot be allocated on this world rank "
      "(HYTUNE_TEST_KERNEL_FAIL_AT says where); -1: none",
      S_LOCAL},
     {"HYTUNE_TEST_KERNEL_FAIL_AT", T_CHOICE, &hyt_cfg.test_kernel_fail_at, "reserve",
-     "reserve|kernel",
+     "reserve|kernel|node|online",
      "for testing only: reserve: that rank's scratch cannot grow (every rank runs MPI's own "
      "collective); kernel: the kernel's own request fails after the ranks agreed (the call "
-     "returns MPI_ERR_NO_MEM through the communicator's error handler)",
+     "returns MPI_ERR_NO_MEM through the communicator's error handler); node: the node "
+     "model's memory at MPI_Init (every rank runs off); online: a rooted key's window and "
+     "reference buffers (every rank keeps the key on its table choice)",
      S_LOCAL},
 };
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))

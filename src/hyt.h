@@ -335,10 +335,17 @@ typedef struct hyt_config {
     unsigned stats_signals;    /* HYTUNE_STATS_SIGNALS: bit 1 << SIGNUM per signal */
     long scratch_max;          /* HYTUNE_SCRATCH_MAX: bytes of scratch per communicator */
     long test_kernel_fail;     /* HYTUNE_TEST_KERNEL_FAIL: world rank, -1: none */
-    int test_kernel_fail_at;   /* HYTUNE_TEST_KERNEL_FAIL_AT: 0 reserve, 1 kernel */
+    int test_kernel_fail_at;   /* HYTUNE_TEST_KERNEL_FAIL_AT: HYT_TEST_FAIL_* */
 } hyt_config_t;
 
 extern hyt_config_t hyt_cfg;
+
+/* HYTUNE_TEST_KERNEL_FAIL_AT's places, in its choice list's order: the
+ * allocation there fails on world rank HYTUNE_TEST_KERNEL_FAIL (tests only). */
+enum { HYT_TEST_FAIL_RESERVE, HYT_TEST_FAIL_KERNEL, HYT_TEST_FAIL_NODE, HYT_TEST_FAIL_ONLINE };
+#define hyt_test_fail(at, world_rank)                                                              \
+    (HYT_UNLIKELY(hyt_cfg.test_kernel_fail >= 0) && hyt_cfg.test_kernel_fail == (world_rank) &&   \
+     hyt_cfg.test_kernel_fail_at == (at))
 
 /* Read every HYTUNE_* variable once; warn about unknown ones and bad values
  * (the default is kept for a bad value).  Returns the number of problems. */

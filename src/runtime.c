@@ -69,12 +69,17 @@ int hyt_init(void)
     hyt_settings_init(downgraded, mine, HYT_TOPO_REC_BYTES, &records);
     if (hyt_cfg.mode == HYT_MODE_OFF) {
         free(records);
+        hyt_topo_finalize(); /* the memory hyt_topo_record held */
         return MPI_SUCCESS;
     }
+    /* a rank without memory for the node model said so in its record:
+     * every rank returns MPI_ERR_NO_MEM and runs off (the warning is
+     * hyt_topo_init's) */
     int rc = hyt_topo_init(records);
     free(records);
     if (rc != MPI_SUCCESS) {
-        hyt_warn(HYT_TOPIC_TOPO, "node model unavailable; running in off mode");
+        if (rc != MPI_ERR_NO_MEM)
+            hyt_warn(HYT_TOPIC_TOPO, "node model unavailable; running in off mode");
         hyt_cfg.mode = HYT_MODE_OFF;
         call_hooks_finalize();
         hyt_nb_release();

@@ -8,7 +8,7 @@ set -eu
 A=$B-asan
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 units=$(ls test/unit/*.c | sed "s|^test/unit/\(.*\)\.c$|$A/test/unit/\1|")
-mpis="$A/test/mpi/test_core_pass $A/test/mpi/test_core_comm $A/test/mpi/coll_matrix_mpi $A/test/mpi/test_online_mpi $A/test/mpi/test_scratch $A/test/mpi/test_nbsel"
+mpis="$A/test/mpi/test_core_pass $A/test/mpi/test_core_comm $A/test/mpi/coll_matrix_mpi $A/test/mpi/test_online_mpi $A/test/mpi/test_scratch $A/test/mpi/test_nbsel $A/test/mpi/test_alloc_agree"
 make -s -j2 B="$A" SANITIZE="$SAN" "$A/lib/libhytune.so" "$A/bin/hytune" $units $mpis
 # full unwinding: MPICH's leak comes from an unloaded hwloc plugin frame
 export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0:exitcode=97
@@ -36,6 +36,10 @@ run $MPIEXEC -n 2 "$A/test/mpi/test_scratch" fail
 run env HYTUNE_TEST_KERNEL_FAIL=1 $MPIEXEC -n 2 "$A/test/mpi/test_scratch" fail
 run $MPIEXEC -n 2 "$A/test/mpi/test_scratch" cap
 run $MPIEXEC -n 2 "$A/test/mpi/test_scratch" wide
+run env HYTUNE_TEST_KERNEL_FAIL=1 HYTUNE_TEST_KERNEL_FAIL_AT=node $MPIEXEC -n 2 "$A/test/mpi/test_alloc_agree" node 10
+ctab=$PWD/test/smpi/online_choose_table.json
+run env HYTUNE_TEST_KERNEL_FAIL=1 HYTUNE_TEST_KERNEL_FAIL_AT=online HYTUNE_PROBE_CALLS=2 HYTUNE_HOT_CALLS=auto HYTUNE_TABLE="$ctab" $MPIEXEC -n 2 "$A/test/mpi/test_alloc_agree" online 200
+run env HYTUNE_PROBE_CALLS=2 HYTUNE_HOT_CALLS=auto HYTUNE_TABLE="$ctab" $MPIEXEC -n 2 "$A/test/mpi/test_alloc_agree" online 200
 run env HYTUNE_TABLE=test/data/table-nb.json $MPIEXEC -n 2 "$A/test/mpi/test_nbsel" vars
 d=$(mktemp -d)
 run $MPIEXEC -n 2 "$A/bin/hytune" tune --coll allreduce --max-bytes 64 --timeout 3 --point-budget 0.001 --nonblocking all -o "$d/t.json" --mpich-json "$d/m.json"

@@ -124,10 +124,11 @@ static void assign_groups(char **addrs, int *group)
  * the length of its name ("hostname\nslurm-address"), REC_WANT (WANT_FILE:
  * the rank has HYTUNE_NETWORK_FILE set; WANT_SLURM: its name has a Slurm
  * address; either, the latter from a node's leader, makes world rank 0
- * assign the groups, on every rank alike), its node's facts (REC_ON_NODE:
- * the ranks on its node). */
+ * assign the groups, on every rank alike; WANT_NOMEM: it could not hold the
+ * node model's memory, which makes every rank run off), its node's facts
+ * (REC_ON_NODE: the ranks on its node). */
 enum { REC_HASH, REC_LEN = REC_HASH + 2, REC_WANT, REC_HW, REC_INTS = REC_HW + HYT_HW_NFACTS };
-enum { WANT_FILE = 1, WANT_SLURM = 2 };
+enum { WANT_FILE = 1, WANT_SLURM = 2, WANT_NOMEM = 4 };
 #define REC_ON_NODE (-1)
 
 static void split_names(const char *buf, const int *lens, const int *displs, char **addrs)
@@ -174,17 +175,62 @@ static uint64_t rec_hash(const int *rec, int i)
     return h;
 }
 
+/* The memory hyt_topo_init needs, held by hyt_topo_record before MPI_Init's
+ * exchange, whose records carry whether each rank holds it (WANT_NOMEM): a
+ * rank that could not would otherwise decide apart from the others after
+ * the exchange (alone in off mode, or each rank on its own node) while the
+ * others wait for it.  Its sizes depend only on the world's size. */
+static struct {
+    int *leader, *index, *count, *ans; /* p, p, p, ANS_NODE_OF + 2p ints (one block) */
+    host_key_t *keys;                  /* p */
+    int *lens;                         /* world rank 0: 2p ints (lengths, displacements) */
+    int *node_of, *group;              /* p each: kept as the world node map */
+} held;
+
+static void held_free(void)
+{
+    free(held.leader);
+    free(held.keys);
+    free(held.lens);
+    free(held.node_of);
+    free(held.group);
+    memset(&held, 0, sizeof held);
+}
+
+/* Hold it (this rank is world rank `rank` of p); 0: no memory. */
+static int hold_memory(int p, int rank)
+{
+    size_t np = (size_t)p;
+    held_free();
+    if (!hyt_test_fail(HYT_TEST_FAIL_NODE, rank)) {
+        held.leader = malloc((3 * np + ANS_NODE_OF + 2 * np) * sizeof *held.leader);
+        held.keys = malloc(np * sizeof *held.keys);
+        held.lens = rank == 0 ? malloc(2 * np * sizeof *held.lens) : NULL;
+        held.node_of = malloc(np * sizeof *held.node_of);
+        held.group = malloc(np * sizeof *held.group);
+    }
+    if (!held.leader || !held.keys || (rank == 0 && !held.lens) || !held.node_of || !held.group) {
+        held_free();
+        return 0;
+    }
+    held.index = held.leader + p;
+    held.count = held.index + p;
+    held.ans = held.count + p;
+    return 1;
+}
+
+/* Its bytes on a rank of p (world rank 0 holds 2p ints more), for messages. */
+static size_t held_bytes(int p)
+{
+    return (7 * (size_t)p + ANS_NODE_OF) * sizeof(int) + (size_t)p * sizeof(host_key_t);
+}
+
 /* Every rank's node leader, from the records: the smallest world rank whose
- * host's name hashes alike (malloc'd, p entries; NULL: no memory). */
+ * host's name hashes alike (p entries, in held.leader). */
 static int *find_leaders(const int *rec, int p)
 {
-    int *leader = malloc((size_t)p * sizeof *leader);
-    host_key_t *key = malloc((size_t)p * sizeof *key);
-    if (!leader || !key) {
-        free(leader);
-        free(key);
-        return NULL;
-    }
+    int *leader = held.leader;
+    host_key_t *key = held.keys;
     for (int i = 0; i < p; i++) {
         key[i].hash = rec_hash(rec, i);
         key[i].rank = i;
@@ -195,7 +241,6 @@ static int *find_leaders(const int *rec, int p)
             first = i;
         leader[key[i].rank] = key[first].rank;
     }
-    free(key);
     return leader;
 }
 
@@ -206,32 +251,32 @@ static void decide(const int *rec, const int *leader, const char *buf, const int
                    const int *displs, int *ans)
 {
     int p = hyt_world_size, *node_of = ans + ANS_NODE_OF, *group = node_of + p, nodes = 0;
-    int *index = malloc((size_t)p * sizeof *index), *count = calloc((size_t)p, sizeof *count);
-    for (int i = 0; index && i < p; i++)
+    int *index = held.index, *count = held.count;
+    for (int i = 0; i < p; i++) {
         index[i] = -1;
+        count[i] = 0;
+    }
     for (int i = 0; i < p; i++) {
         int l = leader ? leader[i] : -1;
-        if (!index || l < 0 || l >= p)
-            node_of[i] = nodes++; /* no memory, or no leader: alone on its node */
+        if (l < 0 || l >= p)
+            node_of[i] = nodes++; /* no leader: alone on its node */
         else
             node_of[i] = index[l] >= 0 ? index[l] : (index[l] = nodes++);
     }
-    free(index);
-    for (int i = 0; count && i < p; i++)
+    for (int i = 0; i < p; i++)
         count[node_of[i]]++;
     for (int f = 0; f < HYT_HW_NFACTS; f++) {
         int lo = 0, hi = 0;
         for (int i = 0; i < p; i++) {
             int v = rec[i * REC_INTS + REC_HW + f];
             if (v == REC_ON_NODE)
-                v = count ? count[node_of[i]] : 1;
+                v = count[node_of[i]];
             lo = i == 0 || v < lo ? v : lo;
             hi = i == 0 || v > hi ? v : hi;
         }
         ans[ANS_HW + f] = lo;
         ans[ANS_UNIFORM + f] = lo == hi;
     }
-    free(count);
     hyt_world_nodes = nodes;
     for (int i = 0; i < nodes; i++)
         group[i] = i;
@@ -293,16 +338,20 @@ static int gather_names(const int *lens, char **buf, int *displs)
 }
 
 _Static_assert(HYT_TOPO_REC_BYTES == REC_INTS * (int)sizeof(int), "record size");
+_Static_assert(MPI_MAX_PROCESSOR_NAME + 256 <= HYT_INIT_GATHERV_MAX, "a name fits the sink");
 
 void hyt_topo_record(void *out)
 {
     int mine[REC_INTS], addr;
     uint64_t hash;
     char me[MPI_MAX_PROCESSOR_NAME + 256];
+    PMPI_Comm_size(MPI_COMM_WORLD, &hyt_world_size);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &hyt_world_rank);
     local_hw();
     mine[REC_LEN] = my_name(me, sizeof me, &addr, &hash);
     memcpy(mine + REC_HASH, &hash, sizeof hash);
-    mine[REC_WANT] = (addr ? WANT_SLURM : 0) | (hyt_cfg.network_file ? WANT_FILE : 0);
+    mine[REC_WANT] = (addr ? WANT_SLURM : 0) | (hyt_cfg.network_file ? WANT_FILE : 0) |
+                     (hold_memory(hyt_world_size, hyt_world_rank) ? 0 : WANT_NOMEM);
     memcpy(mine + REC_HW, node_hw.val, sizeof node_hw.val);
     for (int f = HYT_HW_CORES; f <= HYT_HW_PUS; f++)
         if (node_hw.src[f] == HYT_SRC_MPI || node_hw.src[f] == HYT_SRC_DEFAULT)
@@ -316,32 +365,58 @@ int hyt_topo_init(const void *records)
     PMPI_Comm_rank(MPI_COMM_WORLD, &hyt_world_rank);
     int p = hyt_world_size, root = hyt_world_rank == 0, rc = MPI_SUCCESS;
     const int *rec = records;
-    if (!rec)
+    if (!rec) {
+        held_free();
         return MPI_ERR_INTERN;
+    }
+    /* a rank that could not hold the node model's memory said so in its
+     * record, which every rank holds: every rank runs off together */
+    int short_ranks = 0, first_short = -1;
+    for (int i = 0; i < p; i++)
+        if ((rec[i * REC_INTS + REC_WANT] & WANT_NOMEM) && !short_ranks++)
+            first_short = i;
+    if (!held.leader && !short_ranks)
+        return MPI_ERR_INTERN; /* hyt_topo_record did not run */
+    if (short_ranks) {
+        held_free();
+        if (short_ranks > 1)
+            hyt_warn(HYT_TOPIC_TOPO, "world ranks %d and %d more could not allocate the node "
+                     "model (%zu bytes each); every rank runs in off mode", first_short,
+                     short_ranks - 1, held_bytes(p));
+        else
+            hyt_warn(HYT_TOPIC_TOPO, "world rank %d could not allocate the node model (%zu "
+                     "bytes); every rank runs in off mode", first_short, held_bytes(p));
+        return MPI_ERR_NO_MEM;
+    }
     int *leader = find_leaders(rec, p);
-    i_lead = !leader || leader[hyt_world_rank] == hyt_world_rank;
-    int nans = ANS_NODE_OF + 2 * p;
-    int *ans = malloc((size_t)nans * sizeof *ans);
+    i_lead = leader[hyt_world_rank] == hyt_world_rank;
+    int nans = ANS_NODE_OF + 2 * p, *ans = held.ans;
     /* world rank 0: every leader's name length (0 for other ranks), then
      * where its name is */
-    int *lens = root ? malloc((size_t)p * 2 * sizeof *lens) : NULL, *displs = lens ? lens + p : NULL;
+    int *lens = held.lens, *displs = lens ? lens + p : NULL;
     char *buf = NULL;
-    if (!ans || !leader || (root && !lens))
-        rc = MPI_ERR_NO_MEM; /* the job cannot go on with the others waiting: say so */
     /* every rank holds every rank's record (MPI_Init's settings step carried
      * them); the names go only to world rank 0, and only when it assigns the
      * groups: a network file on any rank (rank 0 reads its own), or a Slurm
      * address on any node (then its whole answer is broadcast: the file
      * could differ between nodes) */
     int by_root = 0;
-    for (int i = 0; rc == MPI_SUCCESS && i < p; i++) {
+    for (int i = 0; i < p; i++) {
         int want = rec[i * REC_INTS + REC_WANT], lead = leader[i] == i;
         by_root |= (want & WANT_FILE) || (lead && (want & WANT_SLURM));
         if (lens)
             lens[i] = lead ? rec[i * REC_INTS + REC_LEN] : 0;
     }
-    if (rc == MPI_SUCCESS && by_root)
+    if (by_root) {
         rc = gather_names(lens, &buf, displs);
+        if (rc == MPI_ERR_NO_MEM && root) {
+            /* world rank 0 could not hold the names (it took every message
+             * all the same): it decides without them, for every rank */
+            hyt_warn(HYT_TOPIC_TOPO, "world rank 0 could not allocate the hostnames; "
+                     "network groups are one per node");
+            rc = MPI_SUCCESS;
+        }
+    }
     names_held = by_root;
     /* without a network file or Slurm addresses (one group per node) every
      * rank decides alike from the records */
@@ -351,20 +426,18 @@ int hyt_topo_init(const void *records)
         free_strings(&node_names, hyt_world_nodes);
         free_strings(&group_paths, hyt_world_nodes);
     }
-    free(leader);
     free(buf);
-    if (rc == MPI_SUCCESS && root && !by_root)
-        name_len = lens; /* for gather_names in `hytune topo` */
-    else
-        free(lens);
+    if (rc == MPI_SUCCESS && root && !by_root) {
+        name_len = lens; /* for gather_names in `hytune topo` (its displacements after) */
+        held.lens = NULL;
+    }
     if (rc == MPI_SUCCESS && by_root)
         rc = hyt_init_bcast(ans, nans, MPI_INT, MPI_COMM_WORLD);
-    int nodes = rc == MPI_SUCCESS ? ans[ANS_NODES] : 0;
-    hyt_world_node_of = rc == MPI_SUCCESS ? malloc((size_t)p * sizeof *hyt_world_node_of) : NULL;
-    node_group = rc == MPI_SUCCESS ? malloc((size_t)(nodes > 0 ? nodes : 1) * sizeof *node_group) : NULL;
-    if (rc == MPI_SUCCESS && (!hyt_world_node_of || !node_group))
-        rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
+        int nodes = ans[ANS_NODES];
+        hyt_world_node_of = held.node_of;
+        node_group = held.group;
+        held.node_of = held.group = NULL;
         hyt_world_nodes = nodes;
         memcpy(hyt_world_node_of, ans + ANS_NODE_OF, (size_t)p * sizeof *hyt_world_node_of);
         memcpy(node_group, ans + ANS_NODE_OF + p, (size_t)nodes * sizeof *node_group);
@@ -375,19 +448,16 @@ int hyt_topo_init(const void *records)
             node_hw.uniform[f] = ans[ANS_UNIFORM + f];
         }
     } else {
-        free(hyt_world_node_of);
-        free(node_group);
-        hyt_world_node_of = NULL;
-        node_group = NULL;
         free(name_len);
         name_len = NULL;
     }
-    free(ans);
+    held_free();
     return rc;
 }
 
 void hyt_topo_finalize(void)
 {
+    held_free();
     free(name_len);
     name_len = NULL;
     names_held = 0;
@@ -452,14 +522,15 @@ static void fetch_names(void)
         return;
     names_held = 1;
     char *buf = NULL;
-    int *displs = hyt_world_rank == 0 && name_len ? malloc((size_t)hyt_world_size * sizeof *displs)
-                                                  : NULL;
+    /* world rank 0: name_len holds the displacements after the lengths */
+    int *displs = hyt_world_rank == 0 && name_len ? name_len + hyt_world_size : NULL;
     if (hyt_world_rank == 0 && !displs)
-        return; /* no memory: names print as "?"; the leaders' sends are unmatched */
+        return;
+    /* world rank 0 without memory for the names takes every message all
+     * the same (hyt_init_gatherv): they print as "?" */
     if (gather_names(name_len, &buf, displs) == MPI_SUCCESS && buf)
         split_names(buf, name_len, displs, NULL);
     free(buf);
-    free(displs);
 }
 
 /* `hytune topo`: print the node model; every rank calls it (out NULL:

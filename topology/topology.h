@@ -13,7 +13,8 @@
 #include "src/hyt.h"
 
 /* This rank's record for the node model (HYT_TOPO_REC_BYTES bytes): its host name's hash and length, whether it wants
- * world rank 0 to assign network groups, its node's hardware facts (hwloc
+ * world rank 0 to assign network groups, whether it holds the memory
+ * hyt_topo_init needs (allocated here), its node's hardware facts (hwloc
  * is loaded here).  Local; MPI_Init's settings step carries it to every
  * rank (src/agree.h, its rider). */
 #define HYT_TOPO_REC_BYTES ((4 + HYT_HW_NFACTS) * (int)sizeof(int))
@@ -21,7 +22,9 @@ void hyt_topo_record(void *out);
 /* Build the world node map (hyt_world_node_of) at init from every rank's
  * record (records: world size x HYT_TOPO_REC_BYTES, rank order); every
  * rank calls it (world rank 0 gathers the leaders' names when it assigns
- * network groups). */
+ * network groups).  MPI_ERR_NO_MEM on every rank when a record says its
+ * rank could not hold the memory (one warning names it).  hyt_topo_finalize
+ * also frees what hyt_topo_record held when hyt_topo_init is not called. */
 int hyt_topo_init(const void *records);
 void hyt_topo_finalize(void);
 
