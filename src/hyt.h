@@ -631,6 +631,17 @@ void *hyt_scratch2(hyt_comm_t *ctx, size_t n);
  * if every rank goes to PMPI instead (the need passes HYTUNE_SCRATCH_MAX, or
  * some rank cannot hold it).  Every rank returns the same (docs/memory.md). */
 int hyt_scratch_reserve(hyt_comm_t *ctx, const size_t need[2], int local);
+/* MPI_COMM_WORLD's first reserve (src/comm.c, docs/memory.md), around
+ * MPI_Init's settings exchange: hyt_world_scratch_take holds the areas on
+ * this rank (1: held; they fit this rank's HYTUNE_SCRATCH_MAX), and
+ * hyt_world_scratch_agreed(all), with all = 1 when every rank held them
+ * (the exchange says so), keeps them for MPI_COMM_WORLD's context, whose
+ * reserve they become, if they fit the agreed HYTUNE_SCRATCH_MAX; else
+ * it frees them. */
+#define HYT_WORLD_RESERVE0 ((size_t)64 << 10) /* bytes, hyt_scratch's area */
+#define HYT_WORLD_RESERVE1 ((size_t)8 << 10)  /* bytes, hyt_scratch2's area */
+int hyt_world_scratch_take(void);
+void hyt_world_scratch_agreed(int all);
 /* What the reserve takes in each area to hold want[] (a quarter of headroom
  * while both stay within HYTUNE_SCRATCH_MAX, else just want): the scratch a
  * context holds after growing to a need (offline/memory.c counts it). */

@@ -58,26 +58,40 @@ int hyt_init(void)
     }
     /* every rank, in every mode: the mode itself is compared (src/settings.c),
      * the online layer's warm start with it (its settings slot); the same
-     * exchange carries every rank's node record (in off mode a blank one:
-     * the exchange must have one shape on every rank, before any rank knows
-     * the others' modes), so that the node model costs no exchange of its
-     * own */
-    int mine[HYT_TOPO_REC_BYTES / sizeof(int)] = {0};
-    void *records = NULL;
-    if (hyt_cfg.mode != HYT_MODE_OFF)
+     * exchange carries every rank's node record and whether it holds
+     * MPI_COMM_WORLD's first scratch reserve (src/comm.c; in off mode a
+     * blank rider: the exchange must have one shape on every rank, before
+     * any rank knows the others' modes), so that neither the node model
+     * nor the reserve costs an exchange of its own */
+    enum { REC_INTS = HYT_TOPO_REC_BYTES / sizeof(int), RIDER_INTS = REC_INTS + 1 };
+    int mine[RIDER_INTS] = {0};
+    int *riders = NULL;
+    hyt_world_rank = rank; /* the test hook of the reserve reads it (hyt_topo_init sets it too) */
+    if (hyt_cfg.mode != HYT_MODE_OFF) {
         hyt_topo_record(mine);
-    hyt_settings_init(downgraded, mine, HYT_TOPO_REC_BYTES, &records);
+        mine[REC_INTS] = hyt_world_scratch_take();
+    }
+    hyt_settings_init(downgraded, mine, (int)sizeof mine, (void **)&riders);
+    int size = 0, all_hold = riders != NULL;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* every rank's node record, packed in rank order for the node model */
+    for (int r = 0; riders && r < size; r++) {
+        all_hold &= riders[r * RIDER_INTS + REC_INTS] == 1;
+        memmove(riders + r * REC_INTS, riders + r * RIDER_INTS, HYT_TOPO_REC_BYTES);
+    }
+    hyt_world_scratch_agreed(hyt_cfg.mode != HYT_MODE_OFF && all_hold);
     if (hyt_cfg.mode == HYT_MODE_OFF) {
-        free(records);
+        free(riders);
         hyt_topo_finalize(); /* the memory hyt_topo_record held */
         return MPI_SUCCESS;
     }
     /* a rank without memory for the node model said so in its record:
      * every rank returns MPI_ERR_NO_MEM and runs off (the warning is
      * hyt_topo_init's) */
-    int rc = hyt_topo_init(records);
-    free(records);
+    int rc = hyt_topo_init(riders);
+    free(riders);
     if (rc != MPI_SUCCESS) {
+        hyt_world_scratch_agreed(0);
         if (rc != MPI_ERR_NO_MEM)
             hyt_warn(HYT_TOPIC_TOPO, "node model unavailable; running in off mode");
         hyt_cfg.mode = HYT_MODE_OFF;

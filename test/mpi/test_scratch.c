@@ -31,6 +31,16 @@
  *                       knob on every rank) and within the back-off the
  *                       kernel runs again, on every later call, without
  *                       further agreements.
+ *   test_scratch first  MPI_COMM_WORLD's first reserve (HYT_WORLD_RESERVE0
+ *                       and 1, agreed in MPI_Init): the first calls of every
+ *                       forced algorithm but Alltoallv in place (whose need
+ *                       is each rank's own) at 1 and 100 ints run the kernel
+ *                       on MPI_COMM_WORLD without a reserve agreement, while
+ *                       the same first call on a duplicate of it takes one;
+ *                       with HYTUNE_SCRATCH_MAX below the first reserve, or
+ *                       HYTUNE_TEST_KERNEL_FAIL=F (F cannot hold it), no
+ *                       rank has a first reserve and the first call agrees
+ *                       (and under F's failure every call runs PMPI).
  * Forced algorithms (unless the environment names others): Allreduce
  * recmult:2, Bcast knomial:2, Reduce knomial:3, Allgather kbruck:2, Alltoall
  * kbruck:2, Alltoallv pairwise (in place: each rank's own need), Reduce_scatter_block
@@ -242,6 +252,71 @@ static void retry_mode(int failing)
         free(sb[x]), free(rb[x]);
 }
 
+/* The reserve agreements run on comm's context so far (0: no context). */
+static uint64_t asks_on(MPI_Comm comm)
+{
+    hyt_comm_t *ctx = hyt_comm_get(comm);
+    return ctx ? ctx->asks : 0;
+}
+
+/* test_scratch first: see the top of this file. */
+static void first_mode(int failing, int **sb, int **rb, size_t cap)
+{
+    hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
+    if (!ctx)
+        return;
+    size_t lim = (size_t)hyt_cfg.scratch_max;
+    int want = !failing && HYT_WORLD_RESERVE0 + HYT_WORLD_RESERVE1 <= lim;
+    CHECK(want ? ctx->reserve[0] == HYT_WORLD_RESERVE0 && ctx->reserve[1] == HYT_WORLD_RESERVE1
+               : ctx->reserve[0] == 0 && ctx->reserve[1] == 0,
+          "MPI_COMM_WORLD's reserve before any call: %zu + %zu bytes; want %s", ctx->reserve[0],
+          ctx->reserve[1], want ? "the first reserve" : "none");
+    uint64_t asks0 = ctx->asks;
+    for (long n = 1; n <= 100; n += 99) {
+        int ni = (int)n;
+        BOTH("allreduce", n, fill(s, n, 1),
+             MPI_Allreduce(s, r, ni, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        BOTH("bcast", n, fill(r, n, me == 1 % p ? 2 : 99),
+             MPI_Bcast(r, ni, MPI_INT, 1 % p, MPI_COMM_WORLD));
+        BOTH("reduce", me == 0 ? n : 0, fill(s, n, 3),
+             MPI_Reduce(s, r, ni, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+        BOTH("allgather", p * n, fill(s, n, 4),
+             MPI_Allgather(s, ni, MPI_INT, r, ni, MPI_INT, MPI_COMM_WORLD));
+        BOTH("alltoall", p * n, fill(s, p * n, 5),
+             MPI_Alltoall(s, ni, MPI_INT, r, ni, MPI_INT, MPI_COMM_WORLD));
+        BOTH("reduce_scatter_block", n, fill(s, p * n, 7),
+             MPI_Reduce_scatter_block(s, r, ni, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        BOTH("scan", n, fill(s, n, 8), MPI_Scan(s, r, ni, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        BOTH("gather", me == 0 ? p * n : 0, fill(s, n, 9),
+             MPI_Gather(s, ni, MPI_INT, r, ni, MPI_INT, 0, MPI_COMM_WORLD));
+    }
+    uint64_t asks = ctx->asks - asks0;
+    CHECK(want ? asks == 0 : asks >= 1, "the first calls on MPI_COMM_WORLD agreed on scratch %llu "
+          "times; want %s", (unsigned long long)asks, want ? "none" : "at least once");
+    for (int i = 0; i < NFORCED; i++) {
+        uint64_t c[3];
+        if (forced[i].coll == HYT_COLL_ALLTOALLV)
+            continue;
+        counters(forced[i].coll, c);
+        CHECK(c[0] == 2 && c[1] == (failing ? 0 : 2) && c[2] == (failing ? 2 : 0),
+              "%s: %llu calls, %llu ran %s, %llu scratch fallbacks; want %s",
+              hyt_coll_name(forced[i].coll), (unsigned long long)c[0],
+              (unsigned long long)c[1], forced[i].spec, (unsigned long long)c[2],
+              failing ? "2 fallbacks" : "2 runs");
+    }
+    /* another communicator starts with no reserve: its first call agrees */
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    long n = 1;
+    BOTH("allreduce on a duplicate", n, fill(s, n, 1),
+         MPI_Allreduce(s, r, (int)n, MPI_INT, MPI_SUM, dup));
+    CHECK(asks_on(dup) == 1, "the first call on a duplicate of MPI_COMM_WORLD agreed on scratch "
+          "%llu times; want once", (unsigned long long)asks_on(dup));
+    MPI_Comm_free(&dup);
+    uint64_t all[3] = {asks, ctx->reserve[0], ctx->reserve[1]};
+    CHECK(same_everywhere(all, 3), "the ranks' agreements or reserves differ");
+}
+
 /* test_scratch wide: see the top of this file. */
 static void wide_mode(void)
 {
@@ -298,8 +373,9 @@ int main(int argc, char **argv)
     int cap_mode = argc > 1 && !strcmp(argv[1], "cap");
     int wide = argc > 1 && !strcmp(argv[1], "wide");
     int retry = argc > 1 && !strcmp(argv[1], "retry");
-    if (argc < 2 || (!cap_mode && !wide && !retry && strcmp(argv[1], "fail"))) {
-        fprintf(stderr, "usage: test_scratch fail|cap|wide|retry\n");
+    int first = argc > 1 && !strcmp(argv[1], "first");
+    if (argc < 2 || (!cap_mode && !wide && !retry && !first && strcmp(argv[1], "fail"))) {
+        fprintf(stderr, "usage: test_scratch fail|cap|wide|retry|first\n");
         return 2;
     }
     for (int i = 0; i < NFORCED; i++)
@@ -325,7 +401,9 @@ int main(int argc, char **argv)
     uint64_t before[NFORCED][3], after[3];
     hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
     CHECK(ctx != NULL, "MPI_COMM_WORLD has no context");
-    if (retry) {
+    if (first) {
+        first_mode(failing, sb, rb, cap);
+    } else if (retry) {
         retry_mode(failing);
     } else if (wide) {
         wide_mode();
@@ -398,6 +476,7 @@ int main(int argc, char **argv)
     return check_done(cap_mode ? "test_scratch cap"
                       : wide   ? "test_scratch wide"
                       : retry  ? "test_scratch retry"
+                      : first  ? "test_scratch first"
                                : "test_scratch fail");
 }
 #endif
