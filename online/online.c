@@ -160,8 +160,12 @@ struct hyt_online_key {
     int search_windows;     /* the most windows the search can time (HYTUNE_HOT_CALLS=auto) */
     long search_calls;      /* the most calls it times (hyt_probe_search_calls) */
     uint64_t choice_from;   /* choosing_calls when the latest choice opened */
+    int choice_ref;         /* its incumbent's window was a reference (its calls are
+                             * not in choosing_calls, but its window is the search's) */
     int window_plain;       /* HYTUNE_PROBE_CALLS */
     double window_t0;       /* loop-timed: the window's common start */
+    uint64_t agreed_n;      /* the call after which the latest agreement ran (0: none) */
+    double agreed_t;        /* when it ended (this rank's clock) */
     double barrier_local;   /* rooted collectives: this rank's seconds in the
                              * window's barriers */
     double check_local;     /* this rank's seconds in the last window's barrier and
@@ -460,6 +464,7 @@ static int choice_open(struct hyt_online_key *o, int inc)
     }
     hyt_choice_start(&o->choice, o->nc, pred, sd, hyt_cfg.probe_min_gain);
     o->choice_from = o->choosing_calls;
+    o->choice_ref = 0;
     return o->cmap[o->choice.next];
 }
 
@@ -534,8 +539,9 @@ static void track_root(const hyt_comm_t *ctx, struct hyt_online_key *o, int root
 }
 
 /* The radix probe's windows (its start window included) after a choice
- * that timed used calls (its winner's window is the probe's start): what
- * the key's search has left, at most MAX_WINDOWS. */
+ * that timed used calls (its winner's window is the probe's start; an
+ * incumbent's reference counts as one window): what the key's search has
+ * left, at most MAX_WINDOWS. */
 static int probe_budget(const struct hyt_online_key *o, long used)
 {
     return hyt_probe_window_budget(o->search_calls - used + (used ? o->window : 0), o->window,
@@ -712,10 +718,12 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
      *   previous collective): the calls pipeline (the root starts call i+1
      *   while call i still travels down the tree) and what the loop pays is
      *   the per-call time of the pipeline, not one call's latency.  One
-     *   barrier starts the window; each rank records the end of each call
-     *   since then; the agreement takes the maximum over ranks (when call i
-     *   has ended everywhere) and the median of the increments (the first,
-     *   carrying the pipeline's fill, is outvoted).
+     *   barrier starts the window (none right after the previous window's
+     *   agreement, whose end is the start: hyt_probe_window_barrier); each
+     *   rank records the end of each call since then; the agreement takes
+     *   the maximum over ranks (when call i has ended everywhere) and the
+     *   median of the increments (the first, carrying the pipeline's fill,
+     *   is outvoted).
      * - otherwise other collectives come between and end the pipeline (a
      *   following Allreduce waits for the broadcast's last rank): a barrier
      *   before each timed call, and the maximum over ranks of the elapsed
@@ -733,12 +741,20 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
      * communicator of one rank per node needs none (hyt_compose_flat). */
     if ((o->alg->flags & HYT_ALG_COMPOSITION) && !hyt_compose_flat(ctx))
         hyt_comm_node_split(ctx);
-    if (hyt_coll_has_root(o->alg->coll) && (o->nsamples == 0 || !o->loop_timed)) {
+    if (!hyt_coll_has_root(o->alg->coll)) {
+        /* no barrier */
+    } else if (hyt_probe_window_barrier(o->loop_timed > 0, o->nsamples == 0, back_to_back,
+                                        o->agreed_n, o->n)) {
         double t0 = PMPI_Wtime();
         if (ctx->size > 1)
             PMPI_Barrier(hyt_comm_priv(ctx));
         o->window_t0 = PMPI_Wtime();
         o->barrier_local = (o->nsamples ? o->barrier_local : 0) + o->window_t0 - t0;
+    } else if (o->nsamples == 0) {
+        /* loop-timed, right after the previous window's agreement: its end
+         * is the window's common start (hyt_probe_window_barrier) */
+        o->window_t0 = o->agreed_t;
+        o->barrier_local = 0;
     }
     return 1;
 }
@@ -988,7 +1004,8 @@ static void choice_done(struct hyt_online_key *o)
               hyt_coll_name(o->alg->coll), o->alg->name, o->nc, c->best_t * 1e6);
     /* a winner without a radix (one k in range) settles on its window */
     int budget = o->k_min < o->k_max
-                     ? probe_budget(o, (long)(o->choosing_calls - o->choice_from))
+                     ? probe_budget(o, (long)(o->choosing_calls - o->choice_from) +
+                                           (o->choice_ref ? o->window : 0))
                      : 1;
     if (o->ref_on && o->ref_cand != w && budget > 1 && o->choices == 1) {
         /* its radixes are compared on its own profile over the rotation:
@@ -1105,6 +1122,8 @@ void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
     int fb, was_ref = o->ref_phase;
     double s, t = agree(ctx, o, &s, &fb);
     o->nsamples = 0;
+    o->agreed_n = o->n;
+    o->agreed_t = PMPI_Wtime();
     if (was_ref)
         note_reference(o);
     if (o->state == ST_ROTATION) {
@@ -1116,9 +1135,11 @@ void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
         schedule_drift(o);
         return;
     }
-    if (o->state == ST_CHOOSE)
+    if (o->state == ST_CHOOSE) {
+        if (o->choice.windows == 0)
+            o->choice_ref = was_ref;
         choice_window(o, t, s, fb);
-    else if (o->state == ST_DRIFT)
+    } else if (o->state == ST_DRIFT)
         drift_window(o, t, s);
     else
         probe_window(o, o->k_run, t, s, o->probe.windows == 0 ? PT_START : PT_PROBE);

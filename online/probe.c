@@ -525,6 +525,14 @@ long hyt_probe_drift_calls(double check_s, double settled_t, unsigned long long 
            : d > HYT_DRIFT_MAX_CALLS ? HYT_DRIFT_MAX_CALLS : (long)d;
 }
 
+int hyt_probe_window_barrier(int loop_timed, int first, int back_to_back,
+                             unsigned long long agreed_n, unsigned long long n)
+{
+    if (!loop_timed)
+        return 1;
+    return first && !(back_to_back && agreed_n > 0 && agreed_n + 1 == n);
+}
+
 long hyt_probe_search_calls(int windows, int len, int plain)
 {
     long w = windows > 1 ? windows : 1, n = w * (len > 1 ? len : 1);

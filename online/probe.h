@@ -137,6 +137,21 @@ double hyt_probe_window_periodic(double *g, int n, int fill, int period, double 
 #define HYT_ROOT_REF_MAX 256 /* the longest rotation a reference spans */
 int hyt_probe_root_rotation(int d, int p);
 double hyt_probe_root_scale(const double *ref, int p, double ref_mean, const int *roots, int n);
+/* Does the next timed call of a rooted key (Bcast, Reduce, Gather(v),
+ * Scatter(v)) start after a barrier on the private duplicate (online.c)?
+ * Timed per call (loop_timed 0): before each call.  Loop-timed (the calls
+ * back to back, timed from the window's common start): before the window's
+ * first call (first != 0) only, and not even there when the call directly
+ * follows the agreement of the key's previous window: the key's previous
+ * call, n - 1, closed a window (agreed_n, 0: none) and this call is the
+ * communicator's next collective (back_to_back).  That agreement's
+ * allreduce ended on every rank together, as a barrier would, so its end
+ * is the window's common start: a search of w windows pays w - 1 barriers
+ * fewer, each a pipeline break next to calls of a few us.  Every input is
+ * the same on every rank (the timing mode, call counts, the communicator's
+ * sequence of collectives), so every rank enters the barrier or none. */
+int hyt_probe_window_barrier(int loop_timed, int first, int back_to_back,
+                             unsigned long long agreed_n, unsigned long long n);
 /* Has a settled key drifted: window time now_t clearly above settled_t? */
 int hyt_probe_drifted(double settled_t, double now_t, double factor);
 /* HYTUNE_DRIFT_INTERVAL=auto: calls between drift checks of a settled key

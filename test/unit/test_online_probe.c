@@ -524,6 +524,31 @@ static void helpers(void)
               hyt_probe_search_calls(9, 9, 5) == 45 && hyt_probe_search_calls(9, 7, 5) == 45,
           "periodic windows under the cap, or above it when the plain search is longer: %ld %ld",
           hyt_probe_search_calls(6, 4, 3), hyt_probe_search_calls(9, 7, 5));
+    /* a rooted key's barriers: before every call timed per call; loop-timed,
+     * before a window's first call, unless the key's previous call closed
+     * the previous window and this call follows it back to back (the
+     * agreement's allreduce is the common start); a search of windows that
+     * follow one another pays one barrier, its first */
+    CHECK(hyt_probe_window_barrier(0, 0, 1, 9, 10) && hyt_probe_window_barrier(0, 1, 1, 9, 10),
+          "timed per call: a barrier before every call");
+    CHECK(!hyt_probe_window_barrier(1, 0, 0, 0, 10) && !hyt_probe_window_barrier(1, 0, 1, 9, 10),
+          "loop-timed: no barrier inside a window");
+    CHECK(hyt_probe_window_barrier(1, 1, 1, 0, 10) && hyt_probe_window_barrier(1, 1, 1, 8, 10) &&
+              hyt_probe_window_barrier(1, 1, 0, 9, 10) && hyt_probe_window_barrier(1, 1, 1, 0, 1),
+          "loop-timed: a barrier at a window's first call without an agreement just before "
+          "(none yet, an earlier call's, another collective in between)");
+    CHECK(!hyt_probe_window_barrier(1, 1, 1, 9, 10),
+          "loop-timed: the agreement that closed the previous window starts the next");
+    {
+        int barriers = 0;
+        unsigned long long agreed = 0;
+        for (unsigned long long n = 21; n <= 20 + 8 * 5; n++) { /* 8 windows of 5 */
+            barriers += hyt_probe_window_barrier(1, (n - 21) % 5 == 0, 1, agreed, n);
+            if ((n - 20) % 5 == 0)
+                agreed = n;
+        }
+        CHECK(barriers == 1, "8 windows back to back: %d barriers", barriers);
+    }
     /* the radix probe's windows from the calls the search has left */
     CHECK(hyt_probe_window_budget(40, 5, 9) == 8 && hyt_probe_window_budget(100, 5, 9) == 9 &&
               hyt_probe_window_budget(3, 5, 9) == 1 && hyt_probe_window_budget(-7, 5, 9) == 1 &&
