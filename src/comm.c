@@ -393,10 +393,16 @@ static void *world_area[2];
 static size_t world_have[2];
 static int world_held; /* every rank holds world_area: MPI_COMM_WORLD's context takes them */
 
-int hyt_world_scratch_take(void)
+/* Both areas fit HYTUNE_SCRATCH_MAX (this rank's, or the agreed one). */
+static int world_fits(void)
 {
     size_t cap = (size_t)hyt_cfg.scratch_max;
-    if (HYT_WORLD_RESERVE0 > cap || HYT_WORLD_RESERVE1 > cap - HYT_WORLD_RESERVE0)
+    return HYT_WORLD_RESERVE0 <= cap && HYT_WORLD_RESERVE1 <= cap - HYT_WORLD_RESERVE0;
+}
+
+int hyt_world_scratch_take(void)
+{
+    if (!world_fits())
         return 0;
     if (hold(&world_area[0], &world_have[0], HYT_WORLD_RESERVE0, HYT_WORLD_RESERVE0) &&
         hold(&world_area[1], &world_have[1], HYT_WORLD_RESERVE1, HYT_WORLD_RESERVE1))
@@ -407,8 +413,7 @@ int hyt_world_scratch_take(void)
 
 void hyt_world_scratch_agreed(int all)
 {
-    size_t cap = (size_t)hyt_cfg.scratch_max; /* agreed now */
-    world_held = all && HYT_WORLD_RESERVE0 <= cap && HYT_WORLD_RESERVE1 <= cap - HYT_WORLD_RESERVE0;
+    world_held = all && world_fits(); /* HYTUNE_SCRATCH_MAX is agreed now */
     if (world_held)
         return;
     for (int i = 0; i < 2; i++) {

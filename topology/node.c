@@ -197,13 +197,19 @@ static void held_free(void)
     memset(&held, 0, sizeof held);
 }
 
+/* The ints of held.leader's block on a world of p ranks. */
+static size_t block_ints(int p)
+{
+    return 3 * (size_t)p + ANS_NODE_OF + 2 * (size_t)p;
+}
+
 /* Hold it (this rank is world rank `rank` of p); 0: no memory. */
 static int hold_memory(int p, int rank)
 {
     size_t np = (size_t)p;
     held_free();
     if (!hyt_test_fail(HYT_TEST_FAIL_NODE, rank)) {
-        held.leader = malloc((3 * np + ANS_NODE_OF + 2 * np) * sizeof *held.leader);
+        held.leader = malloc(block_ints(p) * sizeof *held.leader);
         held.keys = malloc(np * sizeof *held.keys);
         held.lens = rank == 0 ? malloc(2 * np * sizeof *held.lens) : NULL;
         held.node_of = malloc(np * sizeof *held.node_of);
@@ -222,7 +228,7 @@ static int hold_memory(int p, int rank)
 /* Its bytes on a rank of p (world rank 0 holds 2p ints more), for messages. */
 static size_t held_bytes(int p)
 {
-    return (7 * (size_t)p + ANS_NODE_OF) * sizeof(int) + (size_t)p * sizeof(host_key_t);
+    return (block_ints(p) + 2 * (size_t)p) * sizeof(int) + (size_t)p * sizeof(host_key_t);
 }
 
 /* Every rank's node leader, from the records: the smallest world rank whose
