@@ -313,12 +313,13 @@ verified() {
 colls_of() {
     case $1 in
     is) echo alltoall,alltoallv,allreduce,reduce,bcast ;;
-    cg) echo bcast,reduce ;;
-    mg | lu) echo allreduce,reduce,bcast ;;
-    ft) echo alltoall,reduce,bcast ;;
-    hpcg | comd) echo allreduce,bcast ;;
+    cg) echo bcast,reduce,barrier ;;
+    mg | lu) echo allreduce,reduce,bcast,barrier ;;
+    ft) echo alltoall,reduce,bcast,barrier ;;
+    hpcg) echo allreduce,bcast ;;
+    comd) echo allreduce,bcast,barrier ;;
     minife) echo allreduce,allgather,bcast,reduce ;;
-    lulesh) echo allreduce,reduce ;;
+    lulesh) echo allreduce,reduce,barrier ;;
     *) echo allreduce ;;
     esac
 }
