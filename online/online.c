@@ -346,22 +346,35 @@ static const hyt_key_ext_hooks_t ext_hooks = {
 /* Room for windows of len calls: each call's time, plus three slots (the
  * local cost of the previous check, whether a call of the window fell back
  * to PMPI, and the seconds per call inside the calls: own_t), twice (this
- * rank's and the agreed), and each call's root. */
-static int window_room(struct hyt_online_key *o, int len)
+ * rank's and the agreed), and each call's root.  The plain window of a new
+ * key (small = 1) is a small allocation (src/small.c: it never fails on one
+ * rank alone); longer ones are asked of malloc, and the ranks agree on them
+ * at the key's first window (room_agreed). */
+static int window_room(struct hyt_online_key *o, int len, int small)
 {
     if (len <= o->cap)
         return 0;
-    if (o->cap > 0 && hyt_test_fail(HYT_TEST_FAIL_ONLINE, hyt_world_rank))
-        return -1; /* tests: a rooted key's longer windows (not key_create's) */
-    double *samples = malloc(2 * ((size_t)len + 3) * sizeof *samples);
-    int *roots = malloc((size_t)len * sizeof *roots);
-    if (!samples || !roots) {
-        free(samples);
-        free(roots);
-        return -1;
+    double *samples;
+    int *roots;
+    size_t nsamples = 2 * ((size_t)len + 3), nroots = (size_t)len;
+    if (small) {
+        samples = hyt_small_alloc(nsamples * sizeof *samples, "an online key's window",
+                                  HYT_TEST_FAIL_ONLINEKEY);
+        roots = hyt_small_alloc(nroots * sizeof *roots, "an online key's window",
+                                HYT_TEST_FAIL_ONLINEKEY);
+    } else {
+        if (hyt_test_fail(HYT_TEST_FAIL_ONLINE, hyt_world_rank))
+            return -1; /* tests: a rooted key's longer windows */
+        samples = malloc(nsamples * sizeof *samples);
+        roots = malloc(nroots * sizeof *roots);
+        if (!samples || !roots) {
+            free(samples);
+            free(roots);
+            return -1;
+        }
     }
-    free(o->samples);
-    free(o->roots);
+    hyt_small_free(o->samples);
+    hyt_small_free(o->roots);
     o->samples = samples;
     o->global = samples + len + 3;
     o->roots = roots;
@@ -369,15 +382,15 @@ static int window_room(struct hyt_online_key *o, int len)
     return 0;
 }
 
+/* A key's online state, when the core first passes it here: a small
+ * allocation (src/small.c), since a rank without it would time no windows
+ * while the others agree on theirs. */
 static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const hyt_rule_t *rule,
                                          const hyt_alg_t *alg, int table_k)
 {
-    struct hyt_online_key *o = calloc(1, sizeof *o);
+    struct hyt_online_key *o = hyt_small_alloc(sizeof *o, "an online key", HYT_TEST_FAIL_ONLINEKEY);
     int window = hyt_cfg.probe_calls > 0 ? (int)hyt_cfg.probe_calls : 1;
-    if (!o || window_room(o, window) != 0) {
-        free(o);
-        return NULL;
-    }
+    window_room(o, window, 1);
     o->rule_alg = alg;
     o->size = ctx->size;
     o->best_mean = -1;
@@ -571,7 +584,7 @@ static void decide_period(const hyt_comm_t *ctx, struct hyt_online_key *o)
     /* the windows are sized alike on every rank; a rank that cannot hold
      * them says so at the first window (room_agreed) */
     o->want_room = 1;
-    o->nomem |= window_room(o, len) != 0;
+    o->nomem |= window_room(o, len, 0) != 0;
     o->window = len;
     o->period = period;
     o->fill = fill;
@@ -615,7 +628,7 @@ static void plan_reference(const hyt_comm_t *ctx, struct hyt_online_key *o)
      * every rank; a rank that cannot hold them says so at the first window
      * (room_agreed), before any is used */
     o->want_room = 1;
-    if (window_room(o, len) != 0 || !(o->ref = malloc((size_t)ctx->size * sizeof *o->ref)) ||
+    if (window_room(o, len, 0) != 0 || !(o->ref = malloc((size_t)ctx->size * sizeof *o->ref)) ||
         !(o->best_ref = malloc((size_t)ctx->size * sizeof *o->best_ref))) {
         free(o->ref);
         o->ref = NULL;
@@ -640,8 +653,6 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
     struct hyt_online_key *o = key->ext;
     if (!o) {
         o = key_create(ctx, key, rule, *alg, *k);
-        if (!o)
-            return 0;
         o->n++;
     }
     if (*alg != o->rule_alg) /* another rule inside this bucket: not ours */
@@ -1150,11 +1161,11 @@ void hyt_online_key_free(hyt_key_t *key)
     struct hyt_online_key *o = key ? key->ext : NULL;
     if (!o)
         return;
-    free(o->samples);
-    free(o->roots);
+    hyt_small_free(o->samples);
+    hyt_small_free(o->roots);
     free(o->ref);
     free(o->best_ref);
-    free(o);
+    hyt_small_free(o);
     key->ext = NULL;
 }
 

@@ -166,9 +166,9 @@ static int report_differ(const hyt_agree_item_t *items, int n, MPI_Comm comm, in
     for (int i = 0; i < n; i++)
         if (items[i].verdict == HYT_AGREE_DIFFER)
             mine += strlen(items[i].desc) + 1;
-    char *sendbuf = malloc(mine ? mine : 1);
-    int len = sendbuf ? (int)mine : 0; /* out of memory: send nothing, still take part */
-    for (int i = 0, o = 0; sendbuf && i < n; i++)
+    char *sendbuf = hyt_small_alloc(mine, "the settings' descriptions", HYT_TEST_FAIL_INIT);
+    int len = (int)mine;
+    for (int i = 0, o = 0; i < n; i++)
         if (items[i].verdict == HYT_AGREE_DIFFER) {
             size_t l = strlen(items[i].desc) + 1;
             memcpy(sendbuf + o, items[i].desc, l);
@@ -177,22 +177,22 @@ static int report_differ(const hyt_agree_item_t *items, int n, MPI_Comm comm, in
     int *lens = NULL, *displs = NULL;
     char *all = NULL;
     if (rank == 0) {
-        lens = calloc((size_t)size, sizeof *lens);
-        displs = calloc((size_t)size, sizeof *displs);
+        lens = hyt_small_alloc(2 * (size_t)size * sizeof *lens, "the settings' descriptions",
+                               HYT_TEST_FAIL_INIT);
+        displs = lens + size;
     }
     int rc = PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
-    int total = 0;
-    if (rank == 0 && lens && displs)
+    size_t total = 0;
+    if (rank == 0)
         for (int r = 0; r < size; r++) {
-            displs[r] = total;
-            total += lens[r];
+            displs[r] = (int)total;
+            total += (size_t)lens[r];
         }
     if (rank == 0)
-        all = malloc((size_t)total + 1);
+        all = hyt_small_alloc(total + 1, "the settings' descriptions", HYT_TEST_FAIL_INIT);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Gatherv(sendbuf ? sendbuf : "", len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0,
-                          comm);
-    if (rc == MPI_SUCCESS && rank == 0 && all && lens) {
+        rc = PMPI_Gatherv(sendbuf, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, comm);
+    if (rc == MPI_SUCCESS && rank == 0) {
         const char **descs = malloc((size_t)size * sizeof *descs);
         const char **cursor = malloc((size_t)size * sizeof *cursor);
         char *line = malloc(4096);
@@ -213,10 +213,9 @@ static int report_differ(const hyt_agree_item_t *items, int n, MPI_Comm comm, in
         free(cursor);
         free(line);
     }
-    free(sendbuf);
-    free(lens);
-    free(displs);
-    free(all);
+    hyt_small_free(sendbuf);
+    hyt_small_free(lens);
+    hyt_small_free(all);
     return rc;
 }
 
@@ -232,9 +231,9 @@ int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm)
     int rank, size, rc = MPI_SUCCESS;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    uint64_t *in = malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof *in), *out = in + n;
-    if (!in)
-        return MPI_ERR_NO_MEM;
+    uint64_t *in = hyt_small_alloc((size_t)(n > 0 ? 2 * n : 1) * sizeof *in,
+                                   "the settings exchange", HYT_TEST_FAIL_INIT),
+             *out = in + n;
     /* dissemination: after the round of distance d every rank holds the
      * minimum over itself and the 2d - 1 ranks before it (MPI_MIN is
      * idempotent, so the overlap of the last round does no harm) */
@@ -247,7 +246,7 @@ int hyt_init_allmin(uint64_t *v, int n, MPI_Comm comm)
             for (int i = 0; i < n; i++)
                 v[i] = in[i] < v[i] ? in[i] : v[i];
     }
-    free(in);
+    hyt_small_free(in);
     return rc;
 }
 
@@ -385,6 +384,12 @@ static uint64_t digest(const hyt_agree_item_t *items, int n, int *failed)
  * without failure, then the rider's bytes (rounded up to 8). */
 #define QUICK_HEAD (2 * sizeof(uint64_t))
 
+/* A quick record's bytes with a rider of rlen bytes. */
+static size_t quick_len(int rlen)
+{
+    return QUICK_HEAD + ((size_t)(rlen > 0 ? rlen : 0) + 7) / 8 * 8;
+}
+
 /* Every rank's quick record gathered in all (size records of len bytes):
  * 1 when every digest is the same and no rank failed (the same answer on
  * every rank: each holds every record), else 0; the riders compacted in
@@ -417,23 +422,21 @@ int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm, const void *rid
         rlen = 0; /* a caller's error: no rider (the exchange keeps its shape only if
                    * every rank errs alike) */
     uint64_t d = digest(items, n, &failed), ok = !failed;
-    size_t len = QUICK_HEAD + ((size_t)rlen + 7) / 8 * 8;
-    char *mine = calloc(1, len), *all = malloc(len * (size_t)size);
-    int rc = mine && all ? MPI_SUCCESS : MPI_ERR_NO_MEM; /* this rank stops here; the
-                                                           * others wait for it */
-    if (rc == MPI_SUCCESS) {
-        memcpy(mine, &d, sizeof d);
-        memcpy(mine + sizeof d, &ok, sizeof ok);
-        if (rlen > 0)
-            memcpy(mine + QUICK_HEAD, rider, (size_t)rlen);
-        rc = hyt_init_allgather(mine, (int)len, all, comm);
-    }
-    free(mine);
+    size_t len = quick_len(rlen);
+    const char *what = "the settings exchange";
+    char *mine = hyt_small_alloc(len, what, HYT_TEST_FAIL_INIT);
+    char *all = hyt_small_alloc(len * (size_t)size, what, HYT_TEST_FAIL_INIT);
+    memcpy(mine, &d, sizeof d);
+    memcpy(mine + sizeof d, &ok, sizeof ok);
+    if (rlen > 0)
+        memcpy(mine + QUICK_HEAD, rider, (size_t)rlen);
+    int rc = hyt_init_allgather(mine, (int)len, all, comm);
+    hyt_small_free(mine);
     int same = rc == MPI_SUCCESS && quick_verdict(all, size, len, rlen);
     if (rc == MPI_SUCCESS && rlen > 0)
         *riders = all; /* every rank's rider, whatever the verdicts */
     else
-        free(all);
+        hyt_small_free(all);
     if (same) {
         for (int i = 0; i < n; i++)
             items[i].verdict = HYT_AGREE_OK;
@@ -441,9 +444,7 @@ int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm, const void *rid
     }
     /* some rank differs or failed (the same on every rank: the digests'
      * minimum and maximum are global): compare item by item */
-    uint64_t *v = malloc((size_t)(3 * n + 1) * sizeof *v);
-    if (rc == MPI_SUCCESS && !v)
-        rc = MPI_ERR_NO_MEM; /* this rank stops here; the others wait for it */
+    uint64_t *v = hyt_small_alloc((size_t)(3 * n + 1) * sizeof *v, what, HYT_TEST_FAIL_INIT);
     if (rc == MPI_SUCCESS) {
         hyt_agree_pack(items, n, v);
         rc = hyt_init_allmin(v, 3 * n, comm);
@@ -465,6 +466,16 @@ int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm, const void *rid
     }
     if (differ && rc == MPI_SUCCESS)
         rc = report_differ(items, n, comm, rank, size);
-    free(v);
+    hyt_small_free(v);
     return rc;
+}
+
+size_t hyt_agree_bytes(int n, int size, int rlen)
+{
+    size_t p = size > 0 ? (size_t)size : 1, items = n > 0 ? (size_t)n : 1;
+    return quick_len(rlen) * (p + 1)           /* mine, all */
+           + (3 * items + 1) * sizeof(uint64_t) /* v */
+           + 6 * items * sizeof(uint64_t)       /* hyt_init_allmin's */
+           + 2 * p * sizeof(int)                /* report_differ's lengths (rank 0) */
+           + 8 * 32;                            /* the reserve's chunk headers, alignment */
 }

@@ -97,6 +97,12 @@ void hyt_env_agree_fallback(const char *name);
  * NULL): every rank's rider in rank order, size x rlen bytes; free it. */
 int hyt_agree_run(hyt_agree_item_t *items, int n, MPI_Comm comm, const void *rider, int rlen,
                   void **riders);
+/* The step's buffers are small allocations (src/small.c; *riders too: free
+ * it with hyt_small_free): a rank without them would leave the others
+ * waiting in the exchange.  Their bytes at most, for n items on size ranks
+ * with a rider of rlen bytes (the descriptions rank 0 gathers when items
+ * differ aside). */
+size_t hyt_agree_bytes(int n, int size, int rlen);
 
 /* Exchanges for MPI_Init only (no application message can be on comm yet):
  * point to point on comm with hytune's tag, so they cost what their
@@ -126,6 +132,10 @@ int hyt_init_gatherv(const void *mine, int len, const int *lens, char **all, int
  * mode.  downgraded: hybrid was turned offline by MPI_THREAD_MULTIPLE.
  * rider, rlen, riders: the step's rider (hyt_agree_run). */
 int hyt_settings_init(int downgraded, const void *rider, int rlen, void **riders);
+/* What hyt_settings_init allocates at most on size ranks with a rider of
+ * rlen bytes (its items and hyt_agree_bytes): part of the emergency
+ * reserve's size (src/small.c). */
+size_t hyt_settings_bytes(int size, int rlen);
 
 /* The settings slot of a layer above the core that reads a setting of its
  * own (online/: its warm start, HYTUNE_WARM_START): hyt_settings_init runs

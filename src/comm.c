@@ -53,7 +53,7 @@ static void ctx_release_mpi(hyt_comm_t *ctx)
         PMPI_Comm_free(&ctx->node_comm);
     if (ctx->leader_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&ctx->leader_comm);
-    free(ctx->node_of);
+    hyt_small_free(ctx->node_of);
     ctx->node_of = NULL;
     hyt_scratch_release(ctx);
 }
@@ -65,7 +65,8 @@ static hyt_key_t **key_row(hyt_comm_t *ctx, int v, int c, int alloc)
     if (v == 0)
         return ctx->keys[c];
     if (!ctx->vkeys[v][c] && alloc)
-        ctx->vkeys[v][c] = calloc(HYT_NBUCKETS, sizeof(hyt_key_t *));
+        ctx->vkeys[v][c] = hyt_small_alloc(HYT_NBUCKETS * sizeof(hyt_key_t *), "a row of keys",
+                                           HYT_TEST_FAIL_KEY);
     return ctx->vkeys[v][c];
 }
 
@@ -84,11 +85,11 @@ static void ctx_free_keys(hyt_comm_t *ctx)
                     hyt_req_rekey(row[b], NULL);
                     if (row[b]->ext && key_ext)
                         key_ext->free(row[b]);
-                    free(row[b]);
+                    hyt_small_free(row[b]);
                     row[b] = NULL;
                 }
             if (v) {
-                free(row);
+                hyt_small_free(row);
                 ctx->vkeys[v][c] = NULL;
             }
         }
@@ -112,8 +113,9 @@ static void ctx_merge(hyt_comm_t *dst, hyt_comm_t *src)
     for (int v = 0; v < HYT_NVARIANT; v++)
         for (int c = 0; c < HYT_NCOLL; c++) {
             hyt_key_t **srow = key_row(src, v, c, 0), **drow;
-            if (!srow || !(drow = key_row(dst, v, c, 1)))
+            if (!srow)
                 continue;
+            drow = key_row(dst, v, c, 1);
             for (int b = 0; b < HYT_NBUCKETS; b++) {
                 hyt_key_t *s = srow[b], *d = drow[b];
                 if (!s)
@@ -166,7 +168,7 @@ static int delete_fn(MPI_Comm comm, int kv, void *attr, void *extra)
     pthread_mutex_unlock(&list_lock);
     if (!keep) {
         ctx_free_keys(ctx);
-        free(ctx);
+        hyt_small_free(ctx);
     }
     return MPI_SUCCESS;
 }
@@ -191,32 +193,29 @@ void hyt_comm_module_finalize(void)
         hyt_comm_t *n = c->next;
         /* contexts of communicators the application never freed: MPI
          * resources go with MPI_Finalize, memory is ours */
-        free(c->node_of);
+        hyt_small_free(c->node_of);
         free(c->scratch);
         free(c->scratch2);
         ctx_free_keys(c);
-        free(c);
+        hyt_small_free(c);
         c = n;
     }
     PMPI_Comm_free_keyval(&keyval);
     hyt_world_scratch_agreed(0); /* not taken: no context was made for MPI_COMM_WORLD */
 }
 
+/* The node model of an intracommunicator, from the world node map: small
+ * allocations (src/small.c), since a rank that could not hold them would
+ * see other nodes than the others and match other rules. */
 static void fill_node_model(hyt_comm_t *ctx)
 {
     int p = ctx->size;
-    ctx->node_of = malloc((size_t)p * sizeof *ctx->node_of);
-    int *wr = malloc((size_t)p * 2 * sizeof *wr);
-    int *count = calloc((size_t)p, sizeof *count);
-    if (!ctx->node_of || !wr || !count) {
-        free(wr);
-        free(count);
-        free(ctx->node_of);
-        ctx->node_of = NULL;
-        ctx->nodes = p;
-        ctx->ppn = ctx->ppn_min = 1;
-        return;
-    }
+    size_t np = (size_t)p, nw = (size_t)(hyt_world_nodes > 0 ? hyt_world_nodes : 1);
+    const char *what = "a communicator's node model";
+    ctx->node_of = hyt_small_alloc(np * sizeof *ctx->node_of, what, HYT_TEST_FAIL_NODEMODEL);
+    int *wr = hyt_small_alloc(np * 2 * sizeof *wr, what, HYT_TEST_FAIL_NODEMODEL);
+    int *count = hyt_small_alloc(np * sizeof *count, what, HYT_TEST_FAIL_NODEMODEL);
+    int *seen_world = hyt_small_alloc(nw * sizeof *seen_world, what, HYT_TEST_FAIL_NODEMODEL);
     MPI_Group g, wg;
     PMPI_Comm_group(ctx->comm, &g);
     PMPI_Comm_group(MPI_COMM_WORLD, &wg);
@@ -228,11 +227,10 @@ static void fill_node_model(hyt_comm_t *ctx)
     /* local node index by first appearance; ranks outside the world (spawned)
      * are treated as alone on their node */
     int nodes = 0;
-    int *seen_world = malloc((size_t)(hyt_world_nodes > 0 ? hyt_world_nodes : 1) * sizeof(int));
-    for (int i = 0; seen_world && i < hyt_world_nodes; i++)
+    for (int i = 0; i < hyt_world_nodes; i++)
         seen_world[i] = -1;
     for (int i = 0; i < p; i++) {
-        int wn = (wr[i] >= 0 && wr[i] != MPI_UNDEFINED && hyt_world_node_of && seen_world)
+        int wn = (wr[i] >= 0 && wr[i] != MPI_UNDEFINED && hyt_world_node_of)
                      ? hyt_world_node_of[wr[i]]
                      : -1;
         int local;
@@ -266,9 +264,9 @@ static void fill_node_model(hyt_comm_t *ctx)
     ctx->node_rank = 0;
     for (int i = 0; i < ctx->rank; i++)
         ctx->node_rank += ctx->node_of[i] == ctx->my_node;
-    free(seen_world);
-    free(count);
-    free(wr);
+    hyt_small_free(seen_world);
+    hyt_small_free(count);
+    hyt_small_free(wr);
 }
 
 extern const hyt_alg_t *hyt_forced_alg[HYT_NCOLL];
@@ -276,9 +274,7 @@ extern int hyt_forced_k[HYT_NCOLL];
 
 static hyt_comm_t *ctx_create(MPI_Comm comm)
 {
-    hyt_comm_t *ctx = calloc(1, sizeof *ctx);
-    if (!ctx)
-        return NULL;
+    hyt_comm_t *ctx = hyt_small_alloc(sizeof *ctx, "a communicator's context", HYT_TEST_FAIL_CTX);
     ctx->comm = comm;
     ctx->priv = ctx->node_comm = ctx->leader_comm = MPI_COMM_NULL;
     ctx->world_first = comm == MPI_COMM_WORLD;
@@ -556,9 +552,7 @@ hyt_key_t *hyt_key_get(hyt_comm_t *ctx, hyt_coll_t c, int bucket)
     hyt_key_t *k = ctx->keys[c][bucket];
     if (HYT_LIKELY(k != NULL))
         return k;
-    k = calloc(1, sizeof *k);
-    if (!k)
-        return NULL;
+    k = hyt_small_alloc(sizeof *k, "a selection key", HYT_TEST_FAIL_KEY);
     k->coll = c;
     k->bucket = bucket;
     ctx->keys[c][bucket] = k;
@@ -568,13 +562,9 @@ hyt_key_t *hyt_key_get(hyt_comm_t *ctx, hyt_coll_t c, int bucket)
 hyt_key_t *hyt_vkey_get(hyt_comm_t *ctx, hyt_coll_t c, int variant, int bucket)
 {
     hyt_key_t **row = key_row(ctx, variant, c, 1);
-    if (!row)
-        return NULL;
     if (HYT_LIKELY(row[bucket] != NULL))
         return row[bucket];
-    hyt_key_t *k = calloc(1, sizeof *k);
-    if (!k)
-        return NULL;
+    hyt_key_t *k = hyt_small_alloc(sizeof *k, "a selection key", HYT_TEST_FAIL_KEY);
     k->coll = c;
     k->bucket = bucket;
     k->variant = variant;

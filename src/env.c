@@ -119,12 +119,16 @@ static const env_var_t vars[] = {
      "(HYTUNE_TEST_KERNEL_FAIL_AT says where); -1: none",
      S_LOCAL},
     {"HYTUNE_TEST_KERNEL_FAIL_AT", T_CHOICE, &hyt_cfg.test_kernel_fail_at, "reserve",
-     "reserve|kernel|node|online",
+     "reserve|kernel|node|online|ctx|nodemodel|key|onlinekey|init|emergency|spent",
      "for testing only: reserve: that rank's scratch cannot grow (every rank runs MPI's own "
      "collective); kernel: the kernel's own request fails after the ranks agreed (the call "
      "returns MPI_ERR_NO_MEM through the communicator's error handler); node: the node "
      "model's memory at MPI_Init (every rank runs off); online: a rooted key's window and "
-     "reference buffers (every rank keeps the key on its table choice)",
+     "reference buffers (every rank keeps the key on its table choice); ctx, nodemodel, key, "
+     "onlinekey, init: a communicator's context, its node model, a key, an online key, "
+     "MPI_Init's settings exchange (served from the emergency reserve); emergency: the "
+     "reserve itself (every rank runs off); spent: the reserve is empty and a key's "
+     "allocation fails (the job stops with one message)",
      S_LOCAL},
 };
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))

@@ -342,7 +342,14 @@ extern hyt_config_t hyt_cfg;
 
 /* HYTUNE_TEST_KERNEL_FAIL_AT's places, in its choice list's order: the
  * allocation there fails on world rank HYTUNE_TEST_KERNEL_FAIL (tests only). */
-enum { HYT_TEST_FAIL_RESERVE, HYT_TEST_FAIL_KERNEL, HYT_TEST_FAIL_NODE, HYT_TEST_FAIL_ONLINE };
+enum {
+    HYT_TEST_FAIL_RESERVE, HYT_TEST_FAIL_KERNEL, HYT_TEST_FAIL_NODE, HYT_TEST_FAIL_ONLINE,
+    /* hyt_small_alloc's places (served from the emergency reserve) */
+    HYT_TEST_FAIL_CTX, HYT_TEST_FAIL_NODEMODEL, HYT_TEST_FAIL_KEY, HYT_TEST_FAIL_ONLINEKEY,
+    HYT_TEST_FAIL_INIT,
+    HYT_TEST_FAIL_EMERGENCY, /* the reserve itself cannot be taken */
+    HYT_TEST_FAIL_SPENT,     /* the reserve is empty and the keys' allocation fails */
+};
 #define hyt_test_fail(at, world_rank)                                                              \
     (HYT_UNLIKELY(hyt_cfg.test_kernel_fail >= 0) && hyt_cfg.test_kernel_fail == (world_rank) &&   \
      hyt_cfg.test_kernel_fail_at == (at))
@@ -614,9 +621,10 @@ struct hyt_comm {
     int freed;              /* communicator freed; kept only for stats */
 };
 
-/* The context of comm, created on first use (never NULL after init unless
- * out of memory).  Creation uses only local calls, so it is safe inside any
- * collective and with concurrent collectives on other communicators. */
+/* The context of comm, created on first use (NULL only before init).
+ * Creation uses only local calls, so it is safe inside any collective and
+ * with concurrent collectives on other communicators; its memory is a
+ * small allocation (never fails on one rank alone: src/small.c). */
 hyt_comm_t *hyt_comm_get(MPI_Comm comm);
 /* Private duplicate (collective over the communicator on first call). */
 MPI_Comm hyt_comm_priv(hyt_comm_t *ctx);
@@ -649,8 +657,9 @@ void hyt_scratch_room(const size_t want[2], size_t room[2]);
 /* Free both scratch areas (the next call grows them again); returns the
  * bytes they held.  The tuner calls it after every benchmark point. */
 size_t hyt_scratch_release(hyt_comm_t *ctx);
+/* The key of (c, bucket), made on first use (a small allocation: never NULL). */
 hyt_key_t *hyt_key_get(hyt_comm_t *ctx, hyt_coll_t c, int bucket);
-/* The key of any variant (HYT_VARIANT(form, large)); NULL if out of memory. */
+/* The key of any variant (HYT_VARIANT(form, large)), likewise. */
 hyt_key_t *hyt_vkey_get(hyt_comm_t *ctx, hyt_coll_t c, int variant, int bucket);
 /* The HYT_NBUCKETS keys of (variant, c), or NULL if none was made. */
 hyt_key_t *const *hyt_key_row(const hyt_comm_t *ctx, int variant, hyt_coll_t c);
@@ -658,6 +667,40 @@ hyt_key_t *const *hyt_key_row(const hyt_comm_t *ctx, int variant, hyt_coll_t c);
 void hyt_comm_degrees(hyt_comm_t *ctx, int *indegree, int *outdegree);
 /* Iterate all contexts (live and freed) for reports; under the context lock. */
 void hyt_comm_foreach(void (*fn)(hyt_comm_t *ctx, void *arg), void *arg);
+
+/* ---- small allocations (src/small.c, docs/memory.md) ----------------------
+ * The allocations whose failure on one rank would make it decide apart from
+ * the others, made where no exchange precedes them (a communicator's
+ * context and node model, a key, an online key, MPI_Init's settings
+ * exchange): calloc, else the emergency reserve every rank took in
+ * MPI_Init, else the job stops (MPI_Abort, one message naming the rank, the
+ * bytes and what for).  Never NULL.  site: the HYT_TEST_FAIL_* place whose
+ * test hook makes calloc fail here (-1: none).  Free with hyt_small_free,
+ * which tells reserve memory from malloc's by its address. */
+void *hyt_small_alloc(size_t n, const char *what, int site);
+void hyt_small_free(void *p);
+/* The reserve's size on a world of world_size ranks: HYT_SMALL_FIXED, what
+ * MPI_Init's settings exchange allocates (init_bytes: hyt_settings_bytes),
+ * and HYT_SMALL_PER_RANK per rank (a node model of MPI_COMM_WORLD's size:
+ * src/comm.c fill_node_model's four arrays of ints). */
+#define HYT_SMALL_FIXED ((size_t)64 << 10)
+#define HYT_SMALL_PER_RANK (5 * sizeof(int))
+size_t hyt_small_reserve_bytes(int world_size, size_t init_bytes);
+/* Take the reserve (MPI_Init, outside off mode, before the settings
+ * exchange, which tells every rank whether every rank holds it); 0: no
+ * memory.  hyt_small_release frees it (off mode, MPI_Finalize) unless a
+ * chunk of it is still in use. */
+int hyt_small_reserve_take(size_t bytes);
+void hyt_small_release(void);
+/* What the reserve served (the statistics). */
+typedef struct hyt_small_use {
+    int held;               /* the reserve was taken */
+    size_t reserve;         /* its bytes */
+    uint64_t allocations;   /* requests it served */
+    uint64_t bytes;         /* their bytes */
+    size_t in_use, peak;    /* bytes of it in use now, at most (headers included) */
+} hyt_small_use_t;
+void hyt_small_use(hyt_small_use_t *out);
 
 /* World node map (topology/): node index of every world rank. */
 extern int hyt_world_size, hyt_world_rank;

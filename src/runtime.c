@@ -65,15 +65,19 @@ int hyt_init(void)
      * nor the reserve costs an exchange of its own */
     enum { REC_INTS = HYT_TOPO_REC_BYTES / sizeof(int), RIDER_INTS = REC_INTS + 1 };
     int mine[RIDER_INTS] = {0};
-    int *riders = NULL;
-    hyt_world_rank = rank; /* the test hook of the reserve reads it (hyt_topo_init sets it too) */
+    int *riders = NULL, size = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    hyt_world_rank = rank; /* the test hooks read it (hyt_topo_init sets it too) */
     if (hyt_cfg.mode != HYT_MODE_OFF) {
-        hyt_topo_record(mine);
+        /* the emergency reserve of small allocations (src/small.c): a rank
+         * without it says so in its node record, as one without the node
+         * model's memory, and every rank runs off */
+        size_t spare = hyt_small_reserve_bytes(size, hyt_settings_bytes(size, (int)sizeof mine));
+        hyt_topo_record(mine, spare, hyt_small_reserve_take(spare));
         mine[REC_INTS] = hyt_world_scratch_take();
     }
     hyt_settings_init(downgraded, mine, (int)sizeof mine, (void **)&riders);
-    int size = 0, all_hold = riders != NULL;
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    int all_hold = riders != NULL;
     /* every rank's node record, packed in rank order for the node model */
     for (int r = 0; riders && r < size; r++) {
         all_hold &= riders[r * RIDER_INTS + REC_INTS] == 1;
@@ -81,17 +85,19 @@ int hyt_init(void)
     }
     hyt_world_scratch_agreed(hyt_cfg.mode != HYT_MODE_OFF && all_hold);
     if (hyt_cfg.mode == HYT_MODE_OFF) {
-        free(riders);
+        hyt_small_free(riders);
         hyt_topo_finalize(); /* the memory hyt_topo_record held */
+        hyt_small_release();
         return MPI_SUCCESS;
     }
     /* a rank without memory for the node model said so in its record:
      * every rank returns MPI_ERR_NO_MEM and runs off (the warning is
      * hyt_topo_init's) */
     int rc = hyt_topo_init(riders);
-    free(riders);
+    hyt_small_free(riders);
     if (rc != MPI_SUCCESS) {
         hyt_world_scratch_agreed(0);
+        hyt_small_release();
         if (rc != MPI_ERR_NO_MEM)
             hyt_warn(HYT_TOPIC_TOPO, "node model unavailable; running in off mode");
         hyt_cfg.mode = HYT_MODE_OFF;
@@ -131,6 +137,7 @@ int hyt_finalize(void)
     hyt_nb_release();
     hyt_table_free(hyt_table);
     hyt_table = NULL;
+    hyt_small_release();
     hyt_initialized = 0;
     return MPI_SUCCESS;
 }
@@ -349,8 +356,8 @@ int hyt_dispatch(hyt_args_t *a)
     a->bytes = hyt_call_size(a, ctx, &a->block);
     int bucket = hyt_bucket(a->bytes);
     hyt_key_t *key = ctx->keys[c][bucket];
-    if (HYT_UNLIKELY(!key) && !(key = hyt_key_get(ctx, c, bucket)))
-        return hyt_call_pmpi(a);
+    if (HYT_UNLIKELY(!key))
+        key = hyt_key_get(ctx, c, bucket);
     key->calls++;
     key->bytes += a->bytes;
     if (HYT_UNLIKELY(a->block > key->block_max))
@@ -394,8 +401,6 @@ void hyt_pass_begin(hyt_args_t *a, int variant, hyt_pass_t *t)
     if (hyt_nb_active && variant / 2 != HYT_FORM_BLOCKING)
         t->nb = hyt_nb_apply(a->coll, ctx, a->bytes);
     hyt_key_t *key = hyt_vkey_get(ctx, a->coll, variant, hyt_bucket(a->bytes));
-    if (!key)
-        return;
     key->calls++;
     key->bytes += a->bytes;
     if (a->block > key->block_max)

@@ -239,15 +239,10 @@ int hyt_settings_init(int downgraded, const void *rider, int rlen, void **riders
 {
     if (riders)
         *riders = NULL;
-    hyt_agree_item_t *items = calloc(IT_MAX, sizeof *items);
-    if (!items) {
-        /* no memory before the application's first call: not a state to
-         * tune in; every rank that gets here runs off (the others cannot
-         * be told, the job is unlikely to go far) */
-        hyt_error(HYT_TOPIC_CORE, "out of memory at MPI_Init; running in off mode");
-        hyt_cfg.mode = HYT_MODE_OFF;
-        return MPI_ERR_NO_MEM;
-    }
+    /* a small allocation (src/small.c): a rank without it would leave the
+     * others waiting in the exchange */
+    hyt_agree_item_t *items = hyt_small_alloc(IT_MAX * sizeof *items, "the settings exchange",
+                                              HYT_TEST_FAIL_INIT);
     item_mode(&items[IT_MODE], downgraded);
     item_table(&items[IT_TABLE]);
     item_nb(&items[IT_NB]);
@@ -262,6 +257,11 @@ int hyt_settings_init(int downgraded, const void *rider, int rlen, void **riders
         }
     int rc = hyt_agree_run(items, n, MPI_COMM_WORLD, rider, rlen, riders);
     apply(items, n);
-    free(items);
+    hyt_small_free(items);
     return rc;
+}
+
+size_t hyt_settings_bytes(int size, int rlen)
+{
+    return IT_MAX * sizeof(hyt_agree_item_t) + hyt_agree_bytes(IT_MAX, size, rlen);
 }

@@ -176,8 +176,11 @@ static MPI_Datatype *hyt_ftypes(const MPI_Fint *t, MPI_Fint *comm)
         PMPI_Comm_remote_size(c, &n);
     else
         PMPI_Comm_size(c, &n);
-    MPI_Datatype *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
-    for (int i = 0; out && i < n; i++)
+    /* a small allocation (src/small.c): a rank that returned MPI_ERR_NO_MEM
+     * here alone would leave the others waiting in the collective */
+    MPI_Datatype *out = hyt_small_alloc((size_t)(n > 0 ? n : 1) * sizeof *out,
+                                        "MPI_Alltoallw's datatypes", -1);
+    for (int i = 0; i < n; i++)
         out[i] = MPI_Type_f2c(t[i]);
     return out;
 }
@@ -192,13 +195,10 @@ void mpi_alltoallw_(void *sbuf, MPI_Fint *scounts, MPI_Fint *sdispls, MPI_Fint *
     void *s = hyt_fbuf(sbuf);
     MPI_Datatype *st = s == MPI_IN_PLACE ? NULL : hyt_ftypes(stypes, comm);
     MPI_Datatype *rt = hyt_ftypes(rtypes, comm);
-    if ((s != MPI_IN_PLACE && !st) || !rt)
-        *ierr = MPI_ERR_NO_MEM;
-    else
-        *ierr = MPI_Alltoallw(s, HYT_FARR(scounts), HYT_FARR(sdispls), st, hyt_fbuf(rbuf),
-                              HYT_FARR(rcounts), HYT_FARR(rdispls), rt, HYT_FCOMM(comm));
-    free(st);
-    free(rt);
+    *ierr = MPI_Alltoallw(s, HYT_FARR(scounts), HYT_FARR(sdispls), st, hyt_fbuf(rbuf),
+                          HYT_FARR(rcounts), HYT_FARR(rdispls), rt, HYT_FCOMM(comm));
+    hyt_small_free(st);
+    hyt_small_free(rt);
 }
 
 void mpi_init_(MPI_Fint *ierr);

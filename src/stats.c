@@ -351,6 +351,13 @@ void hyt_stats_dump(void)
     fprintf(mem, "==== hytune statistics (rank %d of %d, mode %s) ====\n", hyt_world_rank,
             hyt_world_size, mode_name());
     fprintf(mem, "table: %s\n", hyt_table ? hyt_table->path : "(none: MPI's own selection)");
+    hyt_small_use_t spare;
+    hyt_small_use(&spare);
+    if (spare.allocations)
+        fprintf(mem, "emergency reserve: this rank ran short of memory; the reserve served %llu "
+                "allocations (%llu bytes; at most %zu of its %zu bytes in use)\n",
+                (unsigned long long)spare.allocations, (unsigned long long)spare.bytes,
+                spare.peak, spare.reserve);
     report_summary(mem);
     hyt_comm_foreach(report_ctx, mem);
     fclose(mem);
@@ -384,6 +391,14 @@ void hyt_stats_dump(void)
     json_object_object_add(root, "mode", json_object_new_string(mode_name()));
     json_object_object_add(root, "table",
                            hyt_table ? json_object_new_string(hyt_table->path) : NULL);
+    if (spare.held) {
+        json_object *r = json_object_new_object();
+        json_object_object_add(r, "bytes", json_object_new_int64((int64_t)spare.reserve));
+        json_object_object_add(r, "allocations", json_object_new_int64((int64_t)spare.allocations));
+        json_object_object_add(r, "allocated_bytes", json_object_new_int64((int64_t)spare.bytes));
+        json_object_object_add(r, "peak_bytes", json_object_new_int64((int64_t)spare.peak));
+        json_object_object_add(root, "reserve", r);
+    }
     hyt_comm_foreach(json_ctx, comms);
     json_object_object_add(root, "communicators", comms);
     snprintf(jpath, sizeof jpath, "%s.json", path);

@@ -40,6 +40,11 @@ run env HYTUNE_TEST_KERNEL_FAIL=1 HYTUNE_TEST_KERNEL_FAIL_AT=node $MPIEXEC -n 2 
 ctab=$PWD/test/smpi/online_choose_table.json
 run env HYTUNE_TEST_KERNEL_FAIL=1 HYTUNE_TEST_KERNEL_FAIL_AT=online HYTUNE_PROBE_CALLS=2 HYTUNE_HOT_CALLS=auto HYTUNE_TABLE="$ctab" $MPIEXEC -n 2 "$A/test/mpi/test_alloc_agree" online 200
 run env HYTUNE_PROBE_CALLS=2 HYTUNE_HOT_CALLS=auto HYTUNE_TABLE="$ctab" $MPIEXEC -n 2 "$A/test/mpi/test_alloc_agree" online 200
+# small allocations served from the emergency reserve (and freed back to it)
+for at in ctx nodemodel key init; do
+    run env HYTUNE_TEST_KERNEL_FAIL=1 HYTUNE_TEST_KERNEL_FAIL_AT=$at HYTUNE_MODE=offline HYTUNE_TABLE="$PWD/test/mpi/alloc_small_table.json" $MPIEXEC -n 2 "$A/test/mpi/test_alloc_agree" small 10
+done
+run env HYTUNE_TEST_KERNEL_FAIL=0 HYTUNE_TEST_KERNEL_FAIL_AT=onlinekey HYTUNE_PROBE_CALLS=2 HYTUNE_HOT_CALLS=auto HYTUNE_TABLE="$ctab" $MPIEXEC -n 2 "$A/test/mpi/test_alloc_agree" small 60
 run env HYTUNE_TABLE=test/data/table-nb.json $MPIEXEC -n 2 "$A/test/mpi/test_nbsel" vars
 d=$(mktemp -d)
 run $MPIEXEC -n 2 "$A/bin/hytune" tune --coll allreduce --max-bytes 64 --timeout 3 --point-budget 0.001 --nonblocking all -o "$d/t.json" --mpich-json "$d/m.json"

@@ -346,7 +346,10 @@ static int gather_names(const int *lens, char **buf, int *displs)
 _Static_assert(HYT_TOPO_REC_BYTES == REC_INTS * (int)sizeof(int), "record size");
 _Static_assert(MPI_MAX_PROCESSOR_NAME + 256 <= HYT_INIT_GATHERV_MAX, "a name fits the sink");
 
-void hyt_topo_record(void *out)
+/* hyt_topo_record's also_bytes, for the warning (the same on every rank). */
+static size_t also_held_bytes;
+
+void hyt_topo_record(void *out, size_t also_bytes, int also_held)
 {
     int mine[REC_INTS], addr;
     uint64_t hash;
@@ -357,7 +360,8 @@ void hyt_topo_record(void *out)
     mine[REC_LEN] = my_name(me, sizeof me, &addr, &hash);
     memcpy(mine + REC_HASH, &hash, sizeof hash);
     mine[REC_WANT] = (addr ? WANT_SLURM : 0) | (hyt_cfg.network_file ? WANT_FILE : 0) |
-                     (hold_memory(hyt_world_size, hyt_world_rank) ? 0 : WANT_NOMEM);
+                     (hold_memory(hyt_world_size, hyt_world_rank) && also_held ? 0 : WANT_NOMEM);
+    also_held_bytes = also_bytes;
     memcpy(mine + REC_HW, node_hw.val, sizeof node_hw.val);
     for (int f = HYT_HW_CORES; f <= HYT_HW_PUS; f++)
         if (node_hw.src[f] == HYT_SRC_MPI || node_hw.src[f] == HYT_SRC_DEFAULT)
@@ -387,11 +391,12 @@ int hyt_topo_init(const void *records)
         held_free();
         if (short_ranks > 1)
             hyt_warn(HYT_TOPIC_TOPO, "world ranks %d and %d more could not allocate the node "
-                     "model (%zu bytes each); every rank runs in off mode", first_short,
-                     short_ranks - 1, held_bytes(p));
+                     "model and the emergency reserve (%zu bytes each); every rank runs in off "
+                     "mode", first_short, short_ranks - 1, held_bytes(p) + also_held_bytes);
         else
-            hyt_warn(HYT_TOPIC_TOPO, "world rank %d could not allocate the node model (%zu "
-                     "bytes); every rank runs in off mode", first_short, held_bytes(p));
+            hyt_warn(HYT_TOPIC_TOPO, "world rank %d could not allocate the node model and the "
+                     "emergency reserve (%zu bytes); every rank runs in off mode", first_short,
+                     held_bytes(p) + also_held_bytes);
         return MPI_ERR_NO_MEM;
     }
     int *leader = find_leaders(rec, p);

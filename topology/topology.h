@@ -14,16 +14,18 @@
 
 /* This rank's record for the node model (HYT_TOPO_REC_BYTES bytes): its host name's hash and length, whether it wants
  * world rank 0 to assign network groups, whether it holds the memory
- * hyt_topo_init needs (allocated here), its node's hardware facts (hwloc
- * is loaded here).  Local; MPI_Init's settings step carries it to every
- * rank (src/agree.h, its rider). */
+ * hyt_topo_init needs (allocated here) and the other memory hytune takes
+ * in MPI_Init (also_bytes, which it holds if also_held: the emergency
+ * reserve, src/small.c), its node's hardware facts (hwloc is loaded
+ * here).  Local; MPI_Init's settings step carries it to every rank
+ * (src/agree.h, its rider). */
 #define HYT_TOPO_REC_BYTES ((4 + HYT_HW_NFACTS) * (int)sizeof(int))
-void hyt_topo_record(void *out);
+void hyt_topo_record(void *out, size_t also_bytes, int also_held);
 /* Build the world node map (hyt_world_node_of) at init from every rank's
  * record (records: world size x HYT_TOPO_REC_BYTES, rank order); every
  * rank calls it (world rank 0 gathers the leaders' names when it assigns
  * network groups).  MPI_ERR_NO_MEM on every rank when a record says its
- * rank could not hold the memory (one warning names it).  hyt_topo_finalize
+ * rank could not hold the memory (one warning names it and the bytes).  hyt_topo_finalize
  * also frees what hyt_topo_record held when hyt_topo_init is not called. */
 int hyt_topo_init(const void *records);
 void hyt_topo_finalize(void);

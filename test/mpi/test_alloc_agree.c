@@ -9,7 +9,19 @@
  *        longer windows and the references of the Reduce key, whose root
  *        rotates: the key is off on every rank, at the rule's own
  *        algorithm.  Without the failure the key is tuned (not off).
- * Both run CALLS rounds of Allreduce, Bcast and Reduce (the root rotating)
+ *   test_alloc_agree small CALLS    (ctx, nodemodel, key, onlinekey, init)
+ *        F cannot allocate a communicator's context, its node model, a key,
+ *        an online key or MPI_Init's settings exchange: the emergency
+ *        reserve serves them on F (and on no other rank), hytune runs on
+ *        every rank, and alloc_agree.sh compares every rank's statistics
+ *        with a run without the failure.  The calls of node and online run
+ *        on MPI_COMM_WORLD, then on a duplicate of it and (4 ranks or more)
+ *        on the halves of a split, with an Allreduce of 8 ints and an
+ *        MPI_Iallreduce (its own key) in each round; the communicators are
+ *        freed before the checks.
+ *        With spent (F's reserve is empty and its keys cannot be allocated)
+ *        the job stops with one message (alloc_agree.sh checks it).
+ * All run CALLS rounds of Allreduce, Bcast and Reduce (the root rotating)
  * of 4096 ints, the Reduce loop back to back first (the key online mode
  * tunes), each result compared with PMPI's on the same input (integer sums:
  * exact), and compare every rank's state (mode, the Reduce key's online
@@ -28,7 +40,7 @@
 
 #define COUNT 4096
 
-static int rank, p;
+static int rank, p; /* in MPI_COMM_WORLD */
 
 static void fill(int *v, int call, int salt)
 {
@@ -36,27 +48,54 @@ static void fill(int *v, int call, int salt)
         v[i] = (rank + 1) * 977 + i * 13 + call * 7 + salt;
 }
 
-/* Collective c (0 Reduce, 1 Allreduce, 2 Bcast) once; 1 if it differs from PMPI's. */
-static int one_call(int c, int call, int *in, int *a, int *b)
+/* Collective c (0 Reduce, 1 Allreduce, 2 Bcast, 3 Allreduce of 8 ints, 4
+ * Iallreduce) once on comm; 1 if it differs from PMPI's. */
+static int one_call(MPI_Comm comm, int c, int call, int *in, int *a, int *b)
 {
-    int root = call % p;
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    int root = call % size;
     fill(in, call, c);
+    MPI_Request req;
     switch (c) {
     case 0:
-        MPI_Reduce(in, a, COUNT, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
-        PMPI_Reduce(in, b, COUNT, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
-        return rank == root && memcmp(a, b, COUNT * sizeof *a) != 0;
+        MPI_Reduce(in, a, COUNT, MPI_INT, MPI_SUM, root, comm);
+        PMPI_Reduce(in, b, COUNT, MPI_INT, MPI_SUM, root, comm);
+        return me == root && memcmp(a, b, COUNT * sizeof *a) != 0;
     case 1:
-        MPI_Allreduce(in, a, COUNT, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        PMPI_Allreduce(in, b, COUNT, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(in, a, COUNT, MPI_INT, MPI_SUM, comm);
+        PMPI_Allreduce(in, b, COUNT, MPI_INT, MPI_SUM, comm);
         return memcmp(a, b, COUNT * sizeof *a) != 0;
-    default:
+    case 2:
         memcpy(a, in, COUNT * sizeof *a);
         memcpy(b, in, COUNT * sizeof *b);
-        MPI_Bcast(a, COUNT, MPI_INT, root, MPI_COMM_WORLD);
-        PMPI_Bcast(b, COUNT, MPI_INT, root, MPI_COMM_WORLD);
+        MPI_Bcast(a, COUNT, MPI_INT, root, comm);
+        PMPI_Bcast(b, COUNT, MPI_INT, root, comm);
+        return memcmp(a, b, COUNT * sizeof *a) != 0;
+    case 3:
+        MPI_Allreduce(in, a, 8, MPI_INT, MPI_SUM, comm);
+        PMPI_Allreduce(in, b, 8, MPI_INT, MPI_SUM, comm);
+        return memcmp(a, b, 8 * sizeof *a) != 0;
+    default:
+        MPI_Iallreduce(in, a, COUNT, MPI_INT, MPI_SUM, comm, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        PMPI_Allreduce(in, b, COUNT, MPI_INT, MPI_SUM, comm);
         return memcmp(a, b, COUNT * sizeof *a) != 0;
     }
+}
+
+/* CALLS rounds on comm: the Reduce loop back to back first, then the
+ * others (ncoll of them) in turn. */
+static int rounds(MPI_Comm comm, int calls, int ncoll, int *in, int *a, int *b)
+{
+    int wrong = 0;
+    for (int i = 0; i < calls; i++)
+        wrong += one_call(comm, 0, i, in, a, b);
+    for (int i = 0; i < calls; i++)
+        for (int c = 1; c < ncoll; c++)
+            wrong += one_call(comm, c, i, in, a, b);
+    return wrong;
 }
 
 #ifndef HYT_TEST_PLAIN
@@ -97,9 +136,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    if (argc < 3 || (strcmp(argv[1], "node") != 0 && strcmp(argv[1], "online") != 0)) {
+    int small = argc >= 3 && strcmp(argv[1], "small") == 0;
+    if (argc < 3 || (strcmp(argv[1], "node") != 0 && strcmp(argv[1], "online") != 0 && !small)) {
         if (rank == 0)
-            fprintf(stderr, "usage: test_alloc_agree node|online CALLS\n");
+            fprintf(stderr, "usage: test_alloc_agree node|online|small CALLS\n");
         MPI_Finalize();
         return 2;
     }
@@ -108,20 +148,32 @@ int main(int argc, char **argv)
         *b = malloc(COUNT * sizeof *b);
     if (!in || !a || !b)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    int wrong = 0;
-    for (int i = 0; i < calls; i++)
-        wrong += one_call(0, i, in, a, b);
-    for (int i = 0; i < calls; i++)
-        for (int c = 1; c < 3; c++)
-            wrong += one_call(c, i, in, a, b);
-    int wrong_all = 0;
-    PMPI_Allreduce(&wrong, &wrong_all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    CHECK(wrong_all == 0, "%d calls differed from PMPI over the ranks", wrong_all);
+    int wrong = rounds(MPI_COMM_WORLD, calls, small ? 5 : 3, in, a, b);
+    if (small) {
+        MPI_Comm dup, half = MPI_COMM_NULL;
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        wrong += rounds(dup, calls, 5, in, a, b);
+        if (p >= 4) {
+            MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+            wrong += rounds(half, calls, 5, in, a, b);
+            MPI_Comm_free(&half);
+        }
+        MPI_Comm_free(&dup);
+    }
 #ifndef HYT_TEST_PLAIN
     hyt_online_info_t info;
     check_same(&info);
     int failing = hyt_cfg.test_kernel_fail >= 0 && hyt_cfg.test_kernel_fail < p;
-    if (strcmp(argv[1], "node") == 0) {
+    if (small) {
+        hyt_small_use_t use;
+        hyt_small_use(&use);
+        CHECK(hyt_initialized, "rank %d: hytune off", rank);
+        if (failing && rank == hyt_cfg.test_kernel_fail)
+            CHECK(use.held && use.allocations > 0, "rank %d: the reserve served nothing", rank);
+        else
+            CHECK(use.allocations == 0, "rank %d: the reserve served %llu allocations without a "
+                  "failure on this rank", rank, (unsigned long long)use.allocations);
+    } else if (strcmp(argv[1], "node") == 0) {
         if (failing)
             CHECK(!hyt_initialized && hyt_cfg.mode == HYT_MODE_OFF,
                   "rank %d: runs in mode %d although rank %ld had no memory for the node model",

@@ -7,7 +7,13 @@
  * hold only agreed values, so any difference means ranks decided apart.
  * Also checks at least N keys settled, each within C calls after turning
  * hot.  Without files it tests itself on generated files (identical ones
- * pass, one changed probe fails). */
+ * pass, one changed probe fails).
+ *   test_online_statscmp --decisions A.json B.json ...
+ * compares every key's decisions instead (each communicator's shape, each
+ * key's calls, algorithm and k, what chose it, its tuned, native and
+ * fallback counts, its online record; not its times): one rank's files of
+ * two runs that must decide alike (with and without an allocation failing
+ * on some rank: test/mpi/alloc_agree.sh). */
 #include "test/check.h"
 
 #include <json-c/json.h>
@@ -20,7 +26,30 @@ typedef struct {
     long long max_after_hot;
 } summary_t;
 
-/* Append one line per tuned key of root to buf; fills s. */
+static int decisions; /* --decisions: every key's decisions, not only online records */
+
+/* A key's fields that --decisions compares (not its times). */
+static const char *const decision_fields[] = {"call", "calls", "bytes", "algorithm", "k",
+                                              "source", "tuned_calls", "native_calls",
+                                              "native_reason", "fallbacks", "online"};
+
+/* The decision fields of key k, as one JSON object's text, into out. */
+static int key_decisions(json_object *c, json_object *k, char *out, size_t len)
+{
+    json_object *d = json_object_new_object(), *v;
+    static const char *const comm_fields[] = {"size", "nodes", "ppn"};
+    for (size_t i = 0; i < sizeof comm_fields / sizeof *comm_fields; i++)
+        if (json_object_object_get_ex(c, comm_fields[i], &v))
+            json_object_object_add(d, comm_fields[i], json_object_get(v));
+    for (size_t i = 0; i < sizeof decision_fields / sizeof *decision_fields; i++)
+        if (json_object_object_get_ex(k, decision_fields[i], &v))
+            json_object_object_add(d, decision_fields[i], json_object_get(v));
+    int n = snprintf(out, len, "%s", json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN));
+    json_object_put(d);
+    return n;
+}
+
+/* Append one line per tuned key of root to buf (--decisions: per key); fills s. */
 static int digest(json_object *root, char *buf, size_t len, summary_t *s)
 {
     json_object *comms;
@@ -35,6 +64,17 @@ static int digest(json_object *root, char *buf, size_t len, summary_t *s)
             return -1;
         for (size_t j = 0; j < json_object_array_length(keys); j++) {
             json_object *k = json_object_array_get_idx(keys, j), *on, *coll, *b, *ah;
+            if (decisions) {
+                char line[16384];
+                if (key_decisions(c, k, line, sizeof line) >= (int)sizeof line)
+                    return -1;
+                int n = snprintf(buf + used, len - used, "comm %zu key %zu: %s\n", i, j, line);
+                if (n < 0 || (size_t)n >= len - used)
+                    return -1;
+                used += (size_t)n;
+                s->keys++;
+                continue;
+            }
             if (!json_object_object_get_ex(k, "online", &on))
                 continue;
             json_object_object_get_ex(k, "collective", &coll);
@@ -128,6 +168,10 @@ static void self_test(void)
     CHECK(compare(3, files, 1, 24, 1) != 0, "a differing probe sequence passed");
     CHECK(compare(2, files, 2, 24, 1) != 0, "too few settled keys passed");
     CHECK(compare(2, files, 1, 5, 1) != 0, "too many calls after hot passed");
+    decisions = 1;
+    CHECK(compare(2, files, 0, -1, 1) == 0, "--decisions: equal decisions (times differ) fail");
+    CHECK(compare(3, files, 0, -1, 1) != 0, "--decisions: a differing probe sequence passed");
+    decisions = 0;
     for (int i = 0; i < 3; i++)
         unlink(names[i]);
 }
@@ -143,6 +187,10 @@ int main(int argc, char **argv)
             max_after_hot = atoll(argv[a + 1]);
         else
             break;
+    }
+    if (a < argc && strcmp(argv[a], "--decisions") == 0) {
+        decisions = 1;
+        a++;
     }
     if (a >= argc) {
         self_test();
