@@ -131,6 +131,17 @@ int hyt_choice_doubted(int n, const double *pred, double min_gain)
     return 0;
 }
 
+int hyt_choice_incumbent(int n, const double *pred, double min_gain)
+{
+    if (!hyt_choice_doubted(n, pred, min_gain))
+        return 0;
+    int best = 0;
+    for (int i = 1; i < n && i < HYT_CHOICE_MAX; i++)
+        if (pred[i] > 0 && pred[i] < pred[best])
+            best = i;
+    return best;
+}
+
 int hyt_choice_rotation_back(double settled, double best, double guard)
 {
     return settled > 0 && best > 0 && best < settled * (1 - guard);

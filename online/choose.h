@@ -62,6 +62,16 @@ int hyt_choice_unsupported(hyt_choice_t *c);
  * predictions do not hold (the native guard measured MPI's own faster at
  * the job's shape); such a key's search starts early (hyt_probe_hot_calls). */
 int hyt_choice_doubted(int n, const double *pred, double min_gain);
+/* The candidate a key runs before its search and keeps on a tie (the
+ * choice's incumbent): the rule's own (0), or when the table doubts it
+ * (hyt_choice_doubted) the candidate predicted fastest (the lowest index
+ * among equal predictions).  The rule's own choice is then measured like
+ * any other candidate, and the calls before the search (a rotating root's
+ * reference over the whole rotation among them) run the candidate the
+ * table expects to win rather than one it expects to lose by more than
+ * the guard.  online.c then gives the choice the rule's own candidate
+ * without its prediction (measured last, never skipped). */
+int hyt_choice_incumbent(int n, const double *pred, double min_gain);
 /* A rooted key whose root rotates over more calls than its windows (online.c,
  * "the whole rotation") times references over the whole rotation: one
  * before it turns hot (the incumbent), one of the choice's winner at its

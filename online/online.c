@@ -157,6 +157,8 @@ struct hyt_online_key {
     int warm;               /* warm-started: the first search only verifies (one window) */
     int doubted;            /* the table predicts a candidate faster than the rule's own
                              * (hyt_choice_doubted): auto turns the key hot early */
+    int incumbent;          /* cand[] index run before the search and kept on a tie
+                             * (hyt_choice_incumbent; a warm start's winner) */
     int search_windows;     /* the most windows the search can time (HYTUNE_HOT_CALLS=auto) */
     long search_calls;      /* the most calls it times (hyt_probe_search_calls) */
     uint64_t choice_from;   /* choosing_calls when the latest choice opened */
@@ -414,7 +416,17 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
         cand_radix(ctx, key, &o->cand[warm], wk, "warm start", o->k_cap);
         o->chosen = warm;
     }
-    use_cand(o, warm >= 0 ? warm : 0);
+    /* a rule the table doubts: the candidate predicted fastest runs until
+     * the search and is the choice's incumbent (the rule's own is measured
+     * in its turn) */
+    double pred[HYT_CHOICE_MAX];
+    for (int i = 0; i < o->nc; i++)
+        pred[i] = o->cand[i].pred;
+    o->doubted = warm < 0 && hyt_choice_doubted(o->nc, pred, hyt_cfg.probe_min_gain);
+    o->incumbent = warm >= 0  ? warm
+                   : o->doubted ? hyt_choice_incumbent(o->nc, pred, hyt_cfg.probe_min_gain)
+                                : 0;
+    use_cand(o, o->incumbent);
     hyt_probe_start(&o->probe, o->k_start, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
                     warm >= 0 ? 1 : MAX_WINDOWS);
     hyt_probe_hint(&o->probe, o->k_hint);
@@ -432,10 +444,6 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
     o->warm = warm >= 0;
     o->search_windows = windows;
     o->search_calls = hyt_probe_search_calls(windows, window, window);
-    double pred[HYT_CHOICE_MAX];
-    for (int i = 0; i < o->nc; i++)
-        pred[i] = o->cand[i].pred;
-    o->doubted = !o->warm && hyt_choice_doubted(o->nc, pred, hyt_cfg.probe_min_gain);
     o->hot = (uint64_t)hyt_probe_hot_calls(
         hyt_cfg.hot_calls, o->warm ? hyt_probe_search_calls(1, window, window) : o->search_calls,
         o->doubted);
@@ -474,6 +482,11 @@ static int choice_open(struct hyt_online_key *o, int inc)
         o->cmap[c] = i;
         pred[c] = o->cand[i].pred;
         sd[c] = o->cand[i].sd;
+        /* a doubted rule's own choice may hold for a reason its prediction
+         * does not (the native guard's measurement): it is measured, last,
+         * as a candidate without a prediction, never skipped by one */
+        if (o->doubted && i == 0 && c != 0)
+            pred[c] = sd[c] = -1;
     }
     hyt_choice_start(&o->choice, o->nc, pred, sd, hyt_cfg.probe_min_gain);
     o->choice_from = o->choosing_calls;
@@ -689,7 +702,7 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
             return 0;
         }
         if (o->nc > 1 && o->chosen < 0)
-            choice_begin(o, choice_open(o, 0)); /* the rule's own choice first */
+            choice_begin(o, choice_open(o, o->incumbent)); /* the calls it ran so far */
         else
             begin_window(o, ST_PROBE, o->k_start);
     } else if (o->state == ST_OFF) {
