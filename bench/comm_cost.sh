@@ -30,9 +30,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
 NP=${1:-256}
 PLAT=${2:-$top/platforms/dragonfly-256.xml}
-[ -f "$PLAT" ] || die "no platform file $PLAT"
 [ $((NP % 8)) -eq 0 ] || die "NP ($NP) must be a multiple of 8"
-[ "$(plat_nodes "$PLAT")" -ge "$NP" ] || die "$PLAT has fewer than $NP hosts (one rank per host)"
+plat_need_hosts "$PLAT" "$NP"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/dup.c" <<'EOC'

@@ -20,8 +20,7 @@ B=$(hyt_build_dir)
 NP=${1:-256}
 PLAT=${2:-$top/platforms/dragonfly-256.xml}
 if [ $# -gt 2 ]; then shift 2; else set --; fi
-[ -f "$PLAT" ] || die "no platform file $PLAT"
-[ "$(plat_nodes "$PLAT")" -ge "$NP" ] || die "$PLAT has fewer than $NP hosts (one rank per host)"
+plat_need_hosts "$PLAT" "$NP"
 # shellcheck disable=SC2086 # the layout is four words
 set -- ${FT_LAYOUT:-8 4096 1024 16} "$@"
 np2=$1 b1=$2 b2=$3 calls=$4

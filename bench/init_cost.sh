@@ -31,8 +31,7 @@ HYT_TOP=$top
 B=$(hyt_build_dir)
 NP=${1:-64}
 PLAT=${2:-$top/platforms/dragonfly-64.xml}
-[ -f "$PLAT" ] || die "no platform file $PLAT"
-[ "$(plat_nodes "$PLAT")" -ge "$NP" ] || die "$PLAT has fewer than $NP hosts (one rank per host)"
+plat_need_hosts "$PLAT" "$NP"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/empty.c" <<'EOF'

@@ -67,6 +67,12 @@ plat_nodes() {
     fi
 }
 
+# Stop unless platform $1 exists and has $2 hosts (one rank per host).
+plat_need_hosts() {
+    [ -f "$1" ] || die "no platform file $1"
+    [ "$(plat_nodes "$1")" -ge "$2" ] || die "$1 has fewer than $2 hosts (one rank per host)"
+}
+
 # Options a platform needs beyond the defaults: link traces need the full
 # network model (network/optim:Full).
 plat_opts() {
