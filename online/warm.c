@@ -59,20 +59,23 @@ static int get_int(json_object *o, const char *name, int lo, int hi, int *out, c
     return 0;
 }
 
-static void add_entry(const warm_key_t *key, int k, const char *alg)
+/* 0, or -1 when the entry cannot be allocated: the load fails with a
+ * message saying so (every rank then starts without warm start). */
+static int add_entry(const warm_key_t *key, int k, const char *alg)
 {
     warm_entry_t *e;
     HASH_FIND(hh, warm_table, key, sizeof *key, e);
     if (e) /* several communicators of one shape: the first one wins */
-        return;
-    e = calloc(1, sizeof *e);
+        return 0;
+    e = hyt_test_fail(HYT_TEST_FAIL_WARM, hyt_world_rank) ? NULL : calloc(1, sizeof *e);
     if (!e)
-        return;
+        return -1;
     e->key = *key;
     e->k = k;
     snprintf(e->alg, sizeof e->alg, "%s", alg);
     HASH_ADD(hh, warm_table, key, sizeof e->key, e);
     warm_n++;
+    return 0;
 }
 
 static int load_key(json_object *ko, warm_key_t key, const char *path, const char *where,
@@ -101,7 +104,10 @@ static int load_key(json_object *ko, warm_key_t key, const char *path, const cha
     if (!json_object_object_get_ex(on, "algorithm", &av) || !json_object_is_type(av, json_type_string))
         return fail(err, errlen, "HYTUNE_WARM_START=%s: %s.algorithm: expected a string" FIX, path,
                     w);
-    add_entry(&key, k, json_object_get_string(av));
+    if (add_entry(&key, k, json_object_get_string(av)))
+        return fail(err, errlen, "HYTUNE_WARM_START=%s: %s: no memory for this rank's copy of "
+                    "the entry (%zu bytes): free memory on this node, or unset "
+                    "HYTUNE_WARM_START", path, where, sizeof(warm_entry_t));
     return 0;
 }
 

@@ -119,7 +119,7 @@ static const env_var_t vars[] = {
      "(HYTUNE_TEST_KERNEL_FAIL_AT says where); -1: none",
      S_LOCAL},
     {"HYTUNE_TEST_KERNEL_FAIL_AT", T_CHOICE, &hyt_cfg.test_kernel_fail_at, "reserve",
-     "reserve|kernel|node|online|ctx|nodemodel|key|onlinekey|init|emergency|spent",
+     "reserve|kernel|node|online|ctx|nodemodel|key|onlinekey|init|emergency|spent|warm",
      "for testing only: reserve: that rank's scratch cannot grow (every rank runs MPI's own "
      "collective); kernel: the kernel's own request fails after the ranks agreed (the call "
      "returns MPI_ERR_NO_MEM through the communicator's error handler); node: the node "
@@ -128,7 +128,8 @@ static const env_var_t vars[] = {
      "onlinekey, init: a communicator's context, its node model, a key, an online key, "
      "MPI_Init's settings exchange (served from the emergency reserve); emergency: the "
      "reserve itself (every rank runs off); spent: the reserve is empty and a key's "
-     "allocation fails (the job stops with one message)",
+     "allocation fails (the job stops with one message); warm: an entry of HYTUNE_WARM_START "
+     "(every rank starts without warm start)",
      S_LOCAL},
 };
 #define NVARS ((int)(sizeof vars / sizeof vars[0]))

@@ -349,6 +349,7 @@ enum {
     HYT_TEST_FAIL_INIT,
     HYT_TEST_FAIL_EMERGENCY, /* the reserve itself cannot be taken */
     HYT_TEST_FAIL_SPENT,     /* the reserve is empty and the keys' allocation fails */
+    HYT_TEST_FAIL_WARM,      /* an entry of HYTUNE_WARM_START (online/warm.c) */
 };
 #define hyt_test_fail(at, world_rank)                                                              \
     (HYT_UNLIKELY(hyt_cfg.test_kernel_fail >= 0) && hyt_cfg.test_kernel_fail == (world_rank) &&   \

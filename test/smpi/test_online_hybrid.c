@@ -6,11 +6,13 @@
  * settled; the per-rank statistics files (HYTUNE_STATS=DIR/stats.%r) are
  * compared across ranks by test_online_statscmp (test/smpi/online_run.sh).
  * With HYTUNE_WARM_START (the stats of an earlier run) every key must start
- * at the earlier settled k and only verify it (one window).
+ * at the earlier settled k and only verify it (one window); with
+ * HYTUNE_TEST_KERNEL_FAIL_AT=warm (one rank cannot hold it) no key may use it.
  *   test_online_hybrid [calls] [noise]
  * noise: before every call each rank computes for a seeded random 0-3 us
  * (arrival skew; local times then differ between ranks). */
 #include "online/online.h"
+#include "online/warm.h"
 #include "src/hyt.h"
 #include "test/check.h"
 
@@ -121,6 +123,8 @@ int main(int argc, char **argv)
             wrong[c] += cases[c].fn(cases[c].count, i, a, b, in);
     hyt_comm_t *ctx = hyt_comm_get(MPI_COMM_WORLD);
     int tuned = 0;
+    int warm_lost = hyt_cfg.warm_start && hyt_cfg.test_kernel_fail >= 0 &&
+                    hyt_cfg.test_kernel_fail_at == HYT_TEST_FAIL_WARM;
     for (int c = 0; c < NCASES; c++) {
         CHECK(wrong[c] == 0, "rank %d: %s differed from PMPI on %d of %d calls", rank,
               cases[c].name, wrong[c], calls);
@@ -137,7 +141,14 @@ int main(int argc, char **argv)
         if (hyt_cfg.mode == HYT_MODE_HYBRID)
             CHECK(st == 1 || reprobing, "rank %d: %s not settled after %d calls (state %d, alg %s)",
                   rank, cases[c].name, calls, st, key && key->alg ? key->alg->name : "-");
-        if (hyt_cfg.warm_start && key && hyt_online_key_info(key, &info) == 0)
+        if (warm_lost) /* one rank could not read it: no rank may use it */
+            CHECK(hyt_online_warm_count() == 0 && key && hyt_online_key_info(key, &info) == 0 &&
+                      info.probing_calls > hyt_cfg.probe_calls,
+                  "rank %d: %s: warm start %s used though rank %ld failed to read it (%d "
+                  "entries kept, %lld probing calls)", rank, cases[c].name, hyt_cfg.warm_start,
+                  hyt_cfg.test_kernel_fail, hyt_online_warm_count(),
+                  key && hyt_online_key_info(key, &info) == 0 ? info.probing_calls : -1LL);
+        else if (hyt_cfg.warm_start && key && hyt_online_key_info(key, &info) == 0)
             CHECK(info.probing_calls == hyt_cfg.probe_calls && info.settled_k == info.start_k,
                   "%s: warm start from %s not used: %lld probing calls, start k %d, settled %d",
                   cases[c].name, hyt_cfg.warm_start, info.probing_calls, info.start_k,
