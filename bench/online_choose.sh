@@ -16,7 +16,8 @@
 #   -H      the hybrid run only (no offline and fixed runs): exact results and agreeing ranks
 #   --check exit 1 unless, for every case, every run gave exact results with every rank
 #           deciding alike (per-rank statistics compared), hybrid chose the fastest fixed
-#           candidate (or one within 10% of it when the two are that close), and, where the
+#           candidate (or one within 10% of it when the two are that close; the chosen
+#           algorithm at its settled k is run fixed too), and, where the
 #           table's own choice is 1.2x the fastest or more, hybrid beat offline
 #
 # Prints per case one line per fixed candidate and
@@ -103,10 +104,24 @@ for case in "$@"; do
     chosen=$(sed -n 's/^online: chosen \([^,]*\), settled k \([0-9-]*\),.* \([0-9]*\) calls choosing.*/\1 \2 \3/p' "$d/hybrid.out")
     set -- $chosen
     alg=${1:--} k=${2:--} nchoose=${3:--}
+    # --check: the fixed time of the chosen algorithm at its settled k (a
+    # radix the shortlist does not name is run fixed too, and joins the
+    # comparison)
+    ck=$alg:$k
+    [ "$k" = - ] && ck=$alg:0
+    if [ $check = 1 ] && ! awk -v c="$ck" '$1 == c { f = 1 } END { exit !f }' "$d/fixed-$coll-$count"; then
+        spec=$ck
+        case $ck in *:0) spec=${ck%:0} ;; esac
+        t=$(run "fixed-$ck" HYTUNE_MODE=offline "HYTUNE_FORCE_$C=$spec" -- "$coll" "$count") ||
+            { fail=1; continue; }
+        echo "  $case fixed $ck (settled): $t us/call"
+        echo "$ck $t" >>"$d/fixed-$coll-$count"
+        set -- $(sort -g -k2 "$d/fixed-$coll-$count" | awk 'NR <= 2 { printf "%s %s ", $1, $2 }')
+        best=${1:-} t_best=${2:-} second=${4:-}
+    fi
     echo "$case: offline $t_off us/call ($own), hybrid $t_hyb us/call (chosen $alg k $k, $nchoose calls choosing), fastest fixed $best $t_best us/call: hybrid/offline $(awk -v a="$t_hyb" -v b="$t_off" 'BEGIN { printf "%.3f", a / b }')"
     [ $check = 1 ] || continue
-    # the fixed time of the chosen algorithm (at its shortlist k)
-    t_alg=$(awk -v a="$alg" '{ split($1, f, ":"); if (f[1] == a) print $2 }' "$d/fixed-$coll-$count")
+    t_alg=$(awk -v c="$ck" '$1 == c { print $2 }' "$d/fixed-$coll-$count")
     awk -v ta="${t_alg:-1e300}" -v tb="$t_best" -v t2="${second:-1e300}" -v a="$alg" -v b="${best%%:*}" '
         BEGIN { clear = t2 >= 1.1 * tb
                 ok = clear ? a == b : ta <= 1.1 * tb

@@ -31,6 +31,7 @@ void hyt_choice_start(hyt_choice_t *c, int n, const double *pred, const double *
         c->pred[i] = pred ? pred[i] : -1;
         c->sd[i] = sd ? sd[i] : -1;
         c->t[i] = -1;
+        c->t_step[i] = -1;
         c->status[i] = HYT_CAND_PENDING;
     }
     c->min_gain = c->guard = min_gain;
@@ -62,6 +63,9 @@ static int advance(hyt_choice_t *c)
     for (int i = 0; i < c->n; i++)
         if (c->status[i] == HYT_CAND_MEASURED && c->pred[i] > 0 && c->t[i] / c->pred[i] < scale)
             scale = c->t[i] / c->pred[i];
+    /* predictions are at the table's radixes: they are held against the
+     * best's window at its own (a step's gain is headroom they do not see) */
+    double best_k_t = c->best >= 0 && c->t[c->best] > 0 ? c->t[c->best] : c->best_t;
     while (++c->pos < c->n) {
         int j = c->order[c->pos];
         if (c->best >= 0 && c->pred[j] >= 0 && scale < HUGE_VAL) {
@@ -71,7 +75,9 @@ static int advance(hyt_choice_t *c)
             double sd = c->sd[j] > c->guard * c->pred[j] ? c->sd[j] : c->guard * c->pred[j];
             double lo = c->pred[j] - 2 * sd;
             double est = (lo > 0 ? lo : 0) * scale;
-            if (!(est < c->best_t * (1 - c->guard))) {
+            if (c->step[j] > 0) /* its radix probe may still gain this much */
+                est /= 1 + HYT_CHOICE_HEADROOM;
+            if (!(est < best_k_t * (1 - c->guard))) {
                 c->status[j] = HYT_CAND_SKIPPED;
                 continue;
             }
@@ -81,30 +87,78 @@ static int advance(hyt_choice_t *c)
     return c->next = -1;
 }
 
+/* One window's spread joins the guard's median. */
+static void note_spread(hyt_choice_t *c, double s)
+{
+    c->spread[c->windows++] = s > 0 ? s : 0;
+    double sp[HYT_CHOICE_MAX * 2];
+    memcpy(sp, c->spread, (size_t)c->windows * sizeof sp[0]);
+    double noise = HYT_PROBE_NOISE_MULT * hyt_probe_median(sp, c->windows);
+    c->guard = noise > c->min_gain ? noise : c->min_gain;
+}
+
+/* Candidate j's time is t now: it leads if it beats the best by the guard
+ * (a tie keeps the incumbent), or updates the best's own time. */
+static void compare(hyt_choice_t *c, int j, double t)
+{
+    if (c->best == j)
+        c->best_t = t;
+    else if (c->best < 0 || t < c->best_t * (1 - c->guard)) {
+        c->best = j;
+        c->best_t = t;
+    }
+}
+
 int hyt_choice_feed(hyt_choice_t *c, double t, double s)
 {
     if (c->next < 0)
         return -1;
     int j = c->next;
+    note_spread(c, s);
+    if (c->stepping) {
+        c->stepping = 0;
+        c->t_step[j] = t;
+        if (t < c->t[j] * (1 - c->guard)) { /* the step wins, as in the radix probe */
+            c->stepped[j] = 1;
+            compare(c, j, t);
+        }
+        return advance(c);
+    }
     c->t[j] = t;
     c->status[j] = HYT_CAND_MEASURED;
-    c->spread[c->windows++] = s > 0 ? s : 0;
-    double sp[HYT_CHOICE_MAX];
-    memcpy(sp, c->spread, (size_t)c->windows * sizeof sp[0]);
-    double noise = HYT_PROBE_NOISE_MULT * hyt_probe_median(sp, c->windows);
-    c->guard = noise > c->min_gain ? noise : c->min_gain;
-    if (c->best < 0 || t < c->best_t * (1 - c->guard)) { /* a tie keeps the incumbent */
-        c->best = j;
-        c->best_t = t;
+    compare(c, j, t);
+    if (c->step[j] > 0 && j != c->order[0] && t <= c->best_t * (1 + HYT_CHOICE_HEADROOM)) {
+        c->stepping = 1; /* the challenger at its next radix too */
+        return c->next;
     }
     return advance(c);
+}
+
+void hyt_choice_steps(hyt_choice_t *c, const int *step)
+{
+    for (int i = 0; i < c->n; i++)
+        c->step[i] = step && step[i] > 0 ? step[i] : 0;
+}
+
+int hyt_choice_first_step(int k0, int k_min, int k_max, int k_hint, int k_round)
+{
+    hyt_probe_t p;
+    hyt_probe_start(&p, k0, k_min, k_max, 0, 2);
+    hyt_probe_hint(&p, k_hint);
+    hyt_probe_round_hint(&p, k_round);
+    int k = p.k_next;
+    int next = hyt_probe_feed(&p, 1.0);
+    return hyt_probe_settled(&p) || next == k ? 0 : next;
 }
 
 int hyt_choice_unsupported(hyt_choice_t *c)
 {
     if (c->next < 0)
         return -1;
-    c->status[c->next] = HYT_CAND_UNSUPPORTED;
+    if (c->stepping) /* its step fell back: the candidate stands at its k */
+        c->stepping = 0;
+    else
+        c->status[c->next] = HYT_CAND_UNSUPPORTED;
     return advance(c);
 }
 
@@ -116,7 +170,7 @@ int hyt_choice_probe_start(const hyt_choice_t *c, hyt_probe_t *p, int k0, int k_
     hyt_probe_round_hint(p, k_round);
     if (c->best < 0 || c->best_t < 0 || p->k_next != k0)
         return p->k_next; /* nothing measured at k0 itself: the probe measures it */
-    double sp[HYT_CHOICE_MAX];
+    double sp[HYT_CHOICE_MAX * 2];
     memcpy(sp, c->spread, (size_t)c->windows * sizeof sp[0]);
     return hyt_probe_feed_noisy(p, c->best_t, hyt_probe_median(sp, c->windows));
 }

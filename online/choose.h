@@ -31,8 +31,16 @@ typedef struct hyt_choice {
     int best;                   /* -1: none supported so far */
     double best_t;
     double min_gain, guard;     /* as in hyt_probe_t */
-    double spread[HYT_CHOICE_MAX];
+    double spread[HYT_CHOICE_MAX * 2];
     int windows;
+    /* A candidate's radix headroom (hyt_choice_steps): step[i] > 0 is the
+     * radix its radix probe would measure first (0: none to move); a
+     * challenger is then seen at both radixes before it loses. */
+    int step[HYT_CHOICE_MAX];
+    double t_step[HYT_CHOICE_MAX]; /* its window there (< 0: none) */
+    int stepped[HYT_CHOICE_MAX];   /* its step won by the guard: its time is t_step[]
+                                    * (t[] stays its window at its k) */
+    int stepping;                  /* c->next's window runs step[c->next] */
 } hyt_choice_t;
 
 /* Start a choice among n candidates (n is clamped to HYT_CHOICE_MAX; pred
@@ -52,6 +60,39 @@ void hyt_choice_start(hyt_choice_t *c, int n, const double *pred, const double *
  * favour), sd at least guard x pred (a candidate predicted to tie the best
  * is measured); a candidate without a prediction is always measured. */
 int hyt_choice_feed(hyt_choice_t *c, double t, double s);
+/* Radix headroom.  A candidate's prediction and its window are at one
+ * radix, but the one that wins is probed over its radixes after the choice,
+ * so a family judged at one radix can lose a choice it would win at its
+ * next (fattree-64 Reduce 64 KiB: composition:2 6% slower than k-nomial
+ * k 4 over the loop, composition:4 13% faster).  With step[i] > 0 (the
+ * radix candidate i's probe would measure first from its k,
+ * hyt_choice_first_step; 0: no radix to move) set right after
+ * hyt_choice_start:
+ * - such a candidate is skipped on its prediction only when even that
+ *   headroom cannot make it win: its estimate (above) over
+ *   1 + HYT_CHOICE_HEADROOM is not below the best by the guard; and since
+ *   predictions are at the table's radixes, the best they are held
+ *   against is its window at its own k (the gain of its step is headroom
+ *   the others' predictions do not see either);
+ * - a challenger (not the incumbent, whose radix is probed if it stays)
+ *   whose window is within 1 + HYT_CHOICE_HEADROOM of the best also runs
+ *   one window at step[i] (c->stepping while it is c->next's); its time
+ *   is the better of the two (the step taken only if it wins by the
+ *   guard, c->stepped[i]), and it is compared with the best by the guard
+ *   as before.  HYT_CHOICE_HEADROOM is the radix probe's own bound on a
+ *   losing step worth looking past (online/probe.c, BUMP).
+ * The winner's radix probe then starts at its better radix. */
+#define HYT_CHOICE_HEADROOM 0.5
+void hyt_choice_steps(hyt_choice_t *c, const int *step);
+/* The radix a radix probe started at k0 (with its hints) measures after
+ * k0's window: doubling, else halving at k_max, or the model's far hint;
+ * 0 when k0 is the only radix in range. */
+int hyt_choice_first_step(int k0, int k_min, int k_max, int k_hint, int k_round);
+/* The radix candidate i won the choice at: step[i] if c->stepped[i], else k. */
+static inline int hyt_choice_radix(const hyt_choice_t *c, int i, int k)
+{
+    return i >= 0 && i < c->n && c->stepped[i] ? c->step[i] : k;
+}
 /* The window of c->next did not run it (every call fell back to PMPI, for a
  * reason that is the same on every rank): mark it and go on.  Returns the
  * next candidate or -1; if no candidate ran, c->best stays -1. */

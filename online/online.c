@@ -464,12 +464,15 @@ static void begin_window(struct hyt_online_key *o, state_t st, int k)
     o->fell_back = 0;
 }
 
-/* Candidate i runs the next choice window. */
+/* Candidate i runs the next choice window: at its k, or at its radix
+ * probe's first step (hyt_choice_steps) when the choice asks for it. */
 static void choice_begin(struct hyt_online_key *o, int i)
 {
     o->cur = i;
     o->alg = o->cand[i].alg;
-    begin_window(o, ST_CHOOSE, o->cand[i].k);
+    begin_window(o, ST_CHOOSE,
+                 o->choice.stepping && o->cmap[o->choice.next] == i ? o->choice.step[o->choice.next]
+                                                                    : o->cand[i].k);
 }
 
 /* Start a choice with candidate inc as the incumbent (choice index 0), the
@@ -489,6 +492,13 @@ static int choice_open(struct hyt_online_key *o, int inc)
             pred[c] = sd[c] = -1;
     }
     hyt_choice_start(&o->choice, o->nc, pred, sd, hyt_cfg.probe_min_gain);
+    /* each candidate's radix headroom: the radix its probe would take first */
+    int step[HYT_CHOICE_MAX];
+    for (int c = 0; c < o->nc; c++) {
+        const cand_t *x = &o->cand[o->cmap[c]];
+        step[c] = hyt_choice_first_step(x->k, x->k_min, x->k_max, x->k_hint, x->k_round);
+    }
+    hyt_choice_steps(&o->choice, step);
     o->choice_from = o->choosing_calls;
     o->choice_ref = 0;
     return o->cmap[o->choice.next];
@@ -1010,7 +1020,10 @@ static void choice_done(struct hyt_online_key *o)
     const hyt_choice_t *c = &o->choice;
     for (int i = 0; i < c->n; i++) {
         o->cand[o->cmap[i]].status = c->status[i];
-        o->cand[o->cmap[i]].t = c->status[i] == HYT_CAND_MEASURED ? c->t[i] : -1;
+        /* the window at the radix it stands at (the winner's, after a step) */
+        o->cand[o->cmap[i]].t = c->status[i] != HYT_CAND_MEASURED ? -1
+                                : i == c->best && c->stepped[i] ? c->t_step[i]
+                                                                 : c->t[i];
     }
     o->choices++;
     if (c->best < 0) {
@@ -1020,6 +1033,10 @@ static void choice_done(struct hyt_online_key *o)
         return;
     }
     int w = o->cmap[c->best];
+    if (c->stepped[c->best]) { /* it won at its step: its radix probe starts there */
+        o->cand[w].k = hyt_choice_radix(c, c->best, o->cand[w].k);
+        o->cand[w].from = "choice";
+    }
     if (o->chosen >= 0 && w != o->chosen)
         o->switches++;
     o->chosen = w;

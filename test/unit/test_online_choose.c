@@ -7,7 +7,9 @@
  * probe's start window; the whole search stays within the call budget);
  * for a rotating root, the rotation check of the references, and the
  * table's doubt that starts a key's search early from the candidate it
- * predicts fastest. */
+ * predicts fastest; the radix headroom (a challenger seen at its radix
+ * probe's first step too, never skipped on a prediction at one radix that
+ * headroom could beat). */
 #include "online/choose.h"
 #include "online/probe.h"
 #include "test/check.h"
@@ -433,8 +435,93 @@ static void test_doubted(void)
           "doubted hot calls");
 }
 
+/* Radix headroom (hyt_choice_steps): a family is not judged at one radix
+ * alone.  The fattree-64 Reduce 64 KiB loop (a rotating root, 16 x 4; the
+ * table's rule knomial:4 predicted 5.98 us, spread 1.62, its shortlist
+ * composition:2 predicted 6.17, spread 0; over the 1000-call loop fixed:
+ * knomial:4 16.60, composition:2 17.62, composition:4 14.51 us a call). */
+static void test_headroom(void)
+{
+    /* the radix a probe takes first: doubling, halving at k_max, a far
+     * hint; none with one radix in range */
+    CHECK(hyt_choice_first_step(2, 2, 8, 0, 0) == 4 && hyt_choice_first_step(8, 2, 8, 0, 0) == 4 &&
+              hyt_choice_first_step(4, 2, 8, 2, 0) == 8 &&
+              hyt_choice_first_step(2, 2, 64, 16, 0) == 16 &&
+              hyt_choice_first_step(4, 4, 4, 0, 0) == 0 && hyt_choice_first_step(0, 0, 0, 0, 0) == 0,
+          "first steps: %d %d %d %d %d", hyt_choice_first_step(2, 2, 8, 0, 0),
+          hyt_choice_first_step(8, 2, 8, 0, 0), hyt_choice_first_step(4, 2, 8, 2, 0),
+          hyt_choice_first_step(2, 2, 64, 16, 0), hyt_choice_first_step(4, 4, 4, 0, 0));
+    double pred[2] = {5.98, 6.169}, sd[2] = {1.62, 0};
+    int step[2] = {8, 4};
+    hyt_choice_t c;
+    /* without the headroom the prediction skips the composition */
+    hyt_choice_start(&c, 2, pred, sd, GAIN);
+    hyt_choice_feed(&c, 16.60, 0);
+    CHECK(hyt_choice_done(&c) && c.best == 0 && c.status[1] == HYT_CAND_SKIPPED,
+          "no headroom: composition %d", (int)c.status[1]);
+    /* with it, the composition is measured at k 2, loses by 6%, is
+     * measured at its step, k 4, and wins there; the incumbent's own step
+     * is left to its radix probe */
+    hyt_choice_start(&c, 2, pred, sd, GAIN);
+    hyt_choice_steps(&c, step);
+    int j = hyt_choice_feed(&c, 16.60, 0);
+    CHECK(j == 1 && !c.stepping, "composition measured at its k: next %d stepping %d", j,
+          c.stepping);
+    j = hyt_choice_feed(&c, 17.62, 0);
+    CHECK(j == 1 && c.stepping && c.best == 0, "composition at its step: next %d stepping %d", j,
+          c.stepping);
+    j = hyt_choice_feed(&c, 14.51, 0);
+    CHECK(j == -1 && c.best == 1 && c.stepped[1] && c.best_t == 14.51 && c.t[1] == 17.62 &&
+              hyt_choice_radix(&c, 1, 2) == 4 && hyt_choice_radix(&c, 0, 4) == 4 && c.windows == 3,
+          "the step wins: best %d at k %d (%g us), %d windows", c.best, hyt_choice_radix(&c, 1, 2),
+          c.best_t, c.windows);
+    /* its radix probe starts at k 4 from that window: next k 8 */
+    hyt_probe_t p;
+    int k = hyt_choice_probe_start(&c, &p, hyt_choice_radix(&c, 1, 2), 2, 8, GAIN, MAX_WINDOWS, 0, 0);
+    CHECK(k == 8 && p.best_k == 4 && p.windows == 1, "probe after the step: next %d", k);
+    /* a step that does not win by the guard leaves the candidate at its k */
+    hyt_choice_start(&c, 2, pred, sd, GAIN);
+    hyt_choice_steps(&c, step);
+    hyt_choice_feed(&c, 16.60, 0);
+    hyt_choice_feed(&c, 16.00, 0);
+    j = hyt_choice_feed(&c, 15.90, 0);
+    CHECK(j == -1 && c.best == 1 && !c.stepped[1] && c.best_t == 16.00 &&
+              hyt_choice_radix(&c, 1, 2) == 2,
+          "a tied step: best %d stepped %d", c.best, c.stepped[1]);
+    /* a challenger beyond the headroom gets no step window */
+    hyt_choice_start(&c, 2, NULL, NULL, GAIN);
+    hyt_choice_steps(&c, step);
+    hyt_choice_feed(&c, 10, 0);
+    j = hyt_choice_feed(&c, 15.5, 0);
+    CHECK(j == -1 && c.best == 0 && c.windows == 2, "beyond the headroom: next %d", j);
+    /* a step whose calls fell back to PMPI: the candidate stands at its k */
+    hyt_choice_start(&c, 2, NULL, NULL, GAIN);
+    hyt_choice_steps(&c, step);
+    hyt_choice_feed(&c, 10, 0);
+    hyt_choice_feed(&c, 9, 0);
+    j = hyt_choice_unsupported(&c);
+    CHECK(j == -1 && c.best == 1 && !c.stepped[1] && c.status[1] == HYT_CAND_MEASURED,
+          "unsupported step: best %d status %d", c.best, (int)c.status[1]);
+    /* the headroom does not keep a candidate predicted far slower: 2x the
+     * incumbent is skipped with or without a step, 1.1x only without */
+    double far[2] = {10, 20}, near[2] = {10, 11}, sd0[2] = {0, 0};
+    hyt_choice_start(&c, 2, far, sd0, GAIN);
+    hyt_choice_steps(&c, step);
+    hyt_choice_feed(&c, 10, 0);
+    CHECK(hyt_choice_done(&c) && c.status[1] == HYT_CAND_SKIPPED, "far prediction measured");
+    hyt_choice_start(&c, 2, near, sd0, GAIN);
+    hyt_choice_steps(&c, step);
+    j = hyt_choice_feed(&c, 10, 0);
+    CHECK(j == 1, "near prediction with headroom skipped");
+    hyt_choice_start(&c, 2, near, sd0, GAIN);
+    hyt_choice_feed(&c, 10, 0);
+    CHECK(hyt_choice_done(&c) && c.status[1] == HYT_CAND_SKIPPED,
+          "near prediction without a radix measured");
+}
+
 int main(void)
 {
+    test_headroom();
     test_rotation_check();
     test_doubted();
     test_rooted_rotation();
