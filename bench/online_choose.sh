@@ -69,6 +69,23 @@ run() {
     choose_result "$d/$_name.out" "$np" "$_name" $?
 }
 
+# fixed CAND NOTE: the loop with CAND (ALG:K, ALG:0 without a radix) forced,
+# its time appended to the case's list of fixed times
+fixed() {
+    _spec=$1
+    case $1 in *:0) _spec=${1%:0} ;; esac
+    _t=$(run "fixed-$1" HYTUNE_MODE=offline "HYTUNE_FORCE_$C=$_spec" -- "$coll" "$count") ||
+        return 1
+    echo "  $case fixed $1$2: $_t us/call"
+    echo "$1 $_t" >>"$d/fixed-$coll-$count"
+}
+
+# fastest: best, t_best and second from the case's fixed times
+fastest() {
+    set -- $(sort -g -k2 "$d/fixed-$coll-$count" | awk 'NR <= 2 { printf "%s %s ", $1, $2 }')
+    best=${1:-} t_best=${2:-} second=${4:-}
+}
+
 for case in "$@"; do
     coll=${case%%:*} count=${case#*:}
     C=$(echo "$coll" | tr a-z A-Z)
@@ -87,15 +104,9 @@ for case in "$@"; do
     own=${cands%% *}
     best= t_best= second=
     for c in $cands; do
-        spec=$c
-        case $c in *:0) spec=${c%:0} ;; esac
-        t=$(run "fixed-$c" HYTUNE_MODE=offline "HYTUNE_FORCE_$C=$spec" -- "$coll" "$count") ||
-            { fail=1; continue; }
-        echo "  $case fixed $c: $t us/call"
-        echo "$c $t" >>"$d/fixed-$coll-$count"
+        fixed "$c" "" || fail=1
     done
-    set -- $(sort -g -k2 "$d/fixed-$coll-$count" | awk 'NR <= 2 { printf "%s %s ", $1, $2 }')
-    best=${1:-} t_best=${2:-} second=${4:-}
+    fastest
     rm -f "$d"/stats.*
     t_hyb=$(run hybrid HYTUNE_MODE=hybrid "HYTUNE_STATS=$d/stats.%r" -- "$coll" "$count") ||
         { fail=1; continue; }
@@ -110,14 +121,8 @@ for case in "$@"; do
     ck=$alg:$k
     [ "$k" = - ] && ck=$alg:0
     if [ $check = 1 ] && ! awk -v c="$ck" '$1 == c { f = 1 } END { exit !f }' "$d/fixed-$coll-$count"; then
-        spec=$ck
-        case $ck in *:0) spec=${ck%:0} ;; esac
-        t=$(run "fixed-$ck" HYTUNE_MODE=offline "HYTUNE_FORCE_$C=$spec" -- "$coll" "$count") ||
-            { fail=1; continue; }
-        echo "  $case fixed $ck (settled): $t us/call"
-        echo "$ck $t" >>"$d/fixed-$coll-$count"
-        set -- $(sort -g -k2 "$d/fixed-$coll-$count" | awk 'NR <= 2 { printf "%s %s ", $1, $2 }')
-        best=${1:-} t_best=${2:-} second=${4:-}
+        fixed "$ck" " (settled)" || { fail=1; continue; }
+        fastest
     fi
     echo "$case: offline $t_off us/call ($own), hybrid $t_hyb us/call (chosen $alg k $k, $nchoose calls choosing), fastest fixed $best $t_best us/call: hybrid/offline $(awk -v a="$t_hyb" -v b="$t_off" 'BEGIN { printf "%.3f", a / b }')"
     [ $check = 1 ] || continue
