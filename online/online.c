@@ -464,20 +464,20 @@ static void begin_window(struct hyt_online_key *o, state_t st, int k)
     o->fell_back = 0;
 }
 
-/* Candidate i runs the next choice window: at its k, or at its radix
- * probe's first step (hyt_choice_steps) when the choice asks for it. */
-static void choice_begin(struct hyt_online_key *o, int i)
+/* The choice's next candidate runs the next choice window: at its k, or
+ * at its radix probe's first step (hyt_choice_steps) when the choice asks
+ * for it. */
+static void choice_begin(struct hyt_online_key *o)
 {
+    int c = o->choice.next, i = o->cmap[c];
     o->cur = i;
     o->alg = o->cand[i].alg;
-    begin_window(o, ST_CHOOSE,
-                 o->choice.stepping && o->cmap[o->choice.next] == i ? o->choice.step[o->choice.next]
-                                                                    : o->cand[i].k);
+    begin_window(o, ST_CHOOSE, o->choice.stepping ? o->choice.step[c] : o->cand[i].k);
 }
 
 /* Start a choice with candidate inc as the incumbent (choice index 0), the
- * others in cand[] order; returns the candidate to measure first. */
-static int choice_open(struct hyt_online_key *o, int inc)
+ * others in cand[] order (choice_begin then runs the first to measure). */
+static void choice_open(struct hyt_online_key *o, int inc)
 {
     double pred[HYT_CHOICE_MAX], sd[HYT_CHOICE_MAX];
     for (int i = 0, j = 1; i < o->nc; i++) {
@@ -501,7 +501,6 @@ static int choice_open(struct hyt_online_key *o, int inc)
     hyt_choice_steps(&o->choice, step);
     o->choice_from = o->choosing_calls;
     o->choice_ref = 0;
-    return o->cmap[o->choice.next];
 }
 
 /* Timed calls that never came back: the algorithm fell back to PMPI, which
@@ -711,9 +710,10 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
             *k = o->settled_k;
             return 0;
         }
-        if (o->nc > 1 && o->chosen < 0)
-            choice_begin(o, choice_open(o, o->incumbent)); /* the calls it ran so far */
-        else
+        if (o->nc > 1 && o->chosen < 0) {
+            choice_open(o, o->incumbent); /* the calls it ran so far */
+            choice_begin(o);
+        } else
             begin_window(o, ST_PROBE, o->k_start);
     } else if (o->state == ST_OFF) {
         *k = o->settled_k;
@@ -1069,6 +1069,16 @@ static void choice_done(struct hyt_online_key *o)
         begin_window(o, ST_PROBE, next);
 }
 
+/* After a choice window: the next candidate's window (next >= 0, what
+ * hyt_choice_feed or hyt_choice_unsupported returned), or the choice ends. */
+static void choice_next(struct hyt_online_key *o, int next)
+{
+    if (next >= 0)
+        choice_begin(o);
+    else
+        choice_done(o);
+}
+
 /* One global window time t (relative spread s) of the candidate o->cur,
  * while choosing; fell_back: its calls went to PMPI on some rank. */
 static void choice_window(struct hyt_online_key *o, double t, double s, int fell_back)
@@ -1082,10 +1092,7 @@ static void choice_window(struct hyt_online_key *o, double t, double s, int fell
     hyt_debug(HYT_TOPIC_ONLINE, "%s choice window %s:%d: %.3f us%s",
               hyt_coll_name(o->alg->coll), o->alg->name, o->k_run, t * 1e6,
               fell_back ? " (went to PMPI: unsupported)" : "");
-    if (next >= 0)
-        choice_begin(o, o->cmap[next]);
-    else
-        choice_done(o);
+    choice_next(o, next);
 }
 
 static void drift_window(struct hyt_online_key *o, double t, double s)
@@ -1127,11 +1134,7 @@ static void drift_window(struct hyt_online_key *o, double t, double s)
         o->cand[o->cur].from = "settled";
         add_point(o, o->settled_k, PT_DRIFT, t);
         choice_open(o, o->cur);
-        int next = hyt_choice_feed(&o->choice, t, s);
-        if (next >= 0)
-            choice_begin(o, o->cmap[next]);
-        else
-            choice_done(o);
+        choice_next(o, hyt_choice_feed(&o->choice, t, s));
         return;
     }
     hyt_probe_start(&o->probe, o->settled_k, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
