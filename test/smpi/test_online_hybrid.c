@@ -134,21 +134,21 @@ int main(int argc, char **argv)
         if (st >= 0)
             tuned++;
         hyt_online_info_t info;
+        int have_info = key && hyt_online_key_info(key, &info) == 0;
         /* settled now, or settled once and re-probing after a drift check
          * (the other keys' probing ending changes a key's arrival skew) */
-        int reprobing = st == 0 && key && hyt_online_key_info(key, &info) == 0 &&
-                        info.settled_call > 0 && info.reprobes > 0;
+        int reprobing = st == 0 && have_info && info.settled_call > 0 && info.reprobes > 0;
         if (hyt_cfg.mode == HYT_MODE_HYBRID)
             CHECK(st == 1 || reprobing, "rank %d: %s not settled after %d calls (state %d, alg %s)",
                   rank, cases[c].name, calls, st, key && key->alg ? key->alg->name : "-");
         if (warm_lost) /* one rank could not read it: no rank may use it */
-            CHECK(hyt_online_warm_count() == 0 && key && hyt_online_key_info(key, &info) == 0 &&
+            CHECK(hyt_online_warm_count() == 0 && have_info &&
                       info.probing_calls > hyt_cfg.probe_calls,
                   "rank %d: %s: warm start %s used though rank %ld failed to read it (%d "
                   "entries kept, %lld probing calls)", rank, cases[c].name, hyt_cfg.warm_start,
                   hyt_cfg.test_kernel_fail, hyt_online_warm_count(),
-                  key && hyt_online_key_info(key, &info) == 0 ? info.probing_calls : -1LL);
-        else if (hyt_cfg.warm_start && key && hyt_online_key_info(key, &info) == 0)
+                  have_info ? info.probing_calls : -1LL);
+        else if (hyt_cfg.warm_start && have_info)
             CHECK(info.probing_calls == hyt_cfg.probe_calls && info.settled_k == info.start_k,
                   "%s: warm start from %s not used: %lld probing calls, start k %d, settled %d",
                   cases[c].name, hyt_cfg.warm_start, info.probing_calls, info.start_k,
