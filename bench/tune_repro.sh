@@ -5,7 +5,7 @@
 #
 #   sh bench/tune_repro.sh -o OUTDIR [-p PLATFORM] [-n NODES] [-q PPN]
 #        [-c "allreduce alltoall reduce bcast"] [-m MAX_BYTES] [-a "TUNE ARGS"]
-#        [-t TABLE] [-M "offline hybrid"] [-W WARMUPS] [-I TIMED] [-S SHAPES]
+#        [-t TABLE] [-M offline|"offline hybrid"|hybrid] [-W WARMUPS] [-I TIMED] [-S SHAPES]
 #        [-K SIZES] [-N TIMED]
 #
 # Defaults: platforms/dragonfly-64.xml, 16 nodes x 4 ppn (64 ranks), the four
@@ -36,7 +36,16 @@
 #    calls, and its search takes at most half as many more), so the timed
 #    calls are its settled state, and -I TIMED timed calls (default 200: a
 #    settled key checks for drift every 16-1000 calls, one window with an
-#    allreduce; 3 calls would hold one such window or none).
+#    allreduce; 3 calls would hold one such window or none).  Each hybrid run of
+#    newcoll_sweep writes hytune's statistics (rank 0's) to
+#    OUTDIR/new/COLL-SHAPE-hybrid.stats (and .stats.json): what each key chose and
+#    settled on.  HYTUNE_HOT_CALLS and the other HYTUNE_* settings of the
+#    environment reach every run.
+# -M hybrid: time hybrid mode only, against MPICH's selection and the offline
+#    table as an earlier run in OUTDIR timed them (OUTDIR/new/COLL-SHAPE-mpich.txt
+#    and -table.txt; with OUTDIR/table.json, e.g. -M offline's, nothing is tuned);
+#    only for the collectives newcoll_sweep times (not collbench's).  -K there
+#    restricts the hybrid sizes only.
 # -S SHAPES: the block shapes of Allgatherv, Alltoallv and Reduce_scatter,
 #    "even", "skew" or "even skew" (the default).
 # -K B,B,...: newcoll_sweep times only these key sizes (bytes as the table keys
@@ -65,7 +74,7 @@ while getopts o:p:n:q:c:m:a:t:M:W:I:S:K:N: opt; do
     *) die "usage: see the comment at the top of bench/tune_repro.sh" ;;
     esac
 done
-case $modes in offline | "offline hybrid") ;; *) die "-M: \"offline\" or \"offline hybrid\", not \"$modes\"" ;; esac
+case $modes in offline | "offline hybrid" | hybrid) ;; *) die "-M: \"offline\", \"offline hybrid\" or \"hybrid\", not \"$modes\"" ;; esac
 case $hwarm in '' | *[!0-9]*) die "-W: a number of warm-up calls, not \"$hwarm\"" ;; esac
 case $hiter in '' | *[!0-9]*) die "-I: a number of timed calls, not \"$hiter\"" ;; esac
 case $vshapes in even | skew | "even skew") ;; *) die "-S: \"even\", \"skew\" or \"even skew\", not \"$vshapes\"" ;; esac
@@ -92,6 +101,10 @@ for c in $colls; do
     *) die "-c: no benchmark for \"$c\" here" ;;
     esac
 done
+[ "$modes" != hybrid ] || [ -z "$old" ] ||
+    die "-M hybrid: only for$new (collbench times$old in offline and hybrid mode together: -M \"offline hybrid\")"
+[ "$modes" != hybrid ] || [ -s "$out/table.json" ] || [ -n "$table" ] ||
+    die "-M hybrid: no table: give -t TABLE or an OUTDIR with the table.json of an earlier run"
 if [ -n "$table" ]; then
     [ -s "$table" ] || die "-t: no table $table"
     cp "$table" "$out/table.json" || die "cannot copy $table"
@@ -107,6 +120,16 @@ if [ ! -s "$out/table.json" ]; then
     mv "$out/table.json.tmp" "$out/table.json"
 fi
 [ ! -f "$out/tune.log" ] || grep -E 'native guard|tune: done' "$out/tune.log"
+if [ "$modes" = hybrid ]; then # the earlier run's timings must all be there
+    for c in $new; do
+        shapes=even
+        case $c in allgatherv | alltoallv | reduce_scatter) shapes=$vshapes ;; esac
+        for sh in $shapes; do for m in mpich table; do
+            [ -s "$out/new/$c-$sh-$m.txt" ] ||
+                die "-M hybrid: no $out/new/$c-$sh-$m.txt: time MPICH's selection and the table first (-M offline)"
+        done; done
+    done
+fi
 : >"$out/new.csv"
 
 if [ -n "$old" ]; then
@@ -139,20 +162,23 @@ if [ -n "$new" ]; then
         for sh in $shapes; do
             sk=''
             [ "$sh" = skew ] && sk=skew
-            progress "tune_repro: $c $sh, MPICH's selection and the table"
-            # shellcheck disable=SC2086 # sk is empty or one word
-            SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" "$out/hostfile" \
-                "$out/new/sweep" -s "$sizes" -i "$niter" "$c" $sk native >"$out/new/$c-$sh-mpich.txt" ||
-                die "newcoll_sweep $c $sk native failed"
-            # shellcheck disable=SC2086
-            HYTUNE_MODE=offline HYTUNE_TABLE=$out/table.json \
-                SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" \
-                "$out/hostfile" "$out/new/sweep" -s "$sizes" -i "$niter" "$c" $sk table \
-                >"$out/new/$c-$sh-table.txt" || die "newcoll_sweep $c $sk table failed"
+            if [ "$modes" != hybrid ]; then
+                progress "tune_repro: $c $sh, MPICH's selection and the table"
+                # shellcheck disable=SC2086 # sk is empty or one word
+                SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" "$out/hostfile" \
+                    "$out/new/sweep" -s "$sizes" -i "$niter" "$c" $sk native >"$out/new/$c-$sh-mpich.txt" ||
+                    die "newcoll_sweep $c $sk native failed"
+                # shellcheck disable=SC2086
+                HYTUNE_MODE=offline HYTUNE_TABLE=$out/table.json \
+                    SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" \
+                    "$out/hostfile" "$out/new/sweep" -s "$sizes" -i "$niter" "$c" $sk table \
+                    >"$out/new/$c-$sh-table.txt" || die "newcoll_sweep $c $sk table failed"
+            fi
             : >"$out/new/$c-$sh-hybrid.txt"
             case $modes in *hybrid*)
+                progress "tune_repro: $c $sh, the table in hybrid mode (-W $hwarm -I $hiter)"
                 # shellcheck disable=SC2086
-                HYTUNE_MODE=hybrid HYTUNE_TABLE=$out/table.json \
+                HYTUNE_MODE=hybrid HYTUNE_TABLE=$out/table.json HYTUNE_STATS=$out/new/$c-$sh-hybrid.stats \
                     SMPI_EXTRA="--cfg=smpi/coll-selector:mpich" smpi_run "$np" "$plat" \
                     "$out/hostfile" "$out/new/sweep" -s "$sizes" -w "$hwarm" -i "$hiter" "$c" $sk table \
                     >"$out/new/$c-$sh-hybrid.txt" || die "newcoll_sweep $c $sk table (hybrid) failed"
