@@ -55,32 +55,92 @@ void hyt_choice_start(hyt_choice_t *c, int n, const double *pred, const double *
     }
 }
 
-/* Candidates that cannot win any more are skipped; the next one to
- * measure, or -1. */
-static int advance(hyt_choice_t *c)
+/* The lowest measured / predicted ratio so far: the model's bias
+ * (HUGE_VAL: none). */
+static double bias(const hyt_choice_t *c)
 {
-    double scale = HUGE_VAL; /* lowest measured / predicted: the model's bias */
+    double scale = HUGE_VAL;
     for (int i = 0; i < c->n; i++)
         if (c->status[i] == HYT_CAND_MEASURED && c->pred[i] > 0 && c->t[i] / c->pred[i] < scale)
             scale = c->t[i] / c->pred[i];
-    /* predictions are at the table's radixes: they are held against the
-     * best's window at its own (a step's gain is headroom they do not see) */
-    double best_k_t = c->best >= 0 && c->t[c->best] > 0 ? c->t[c->best] : c->best_t;
+    return scale;
+}
+
+/* Predictions are at the table's radixes: they are held against the best's
+ * window at its own (a step's gain is headroom they do not see). */
+static double best_at_k(const hyt_choice_t *c)
+{
+    return c->best >= 0 && c->t[c->best] > 0 ? c->t[c->best] : c->best_t;
+}
+
+/* Candidate j's optimistic time (without headroom), or < 0 if unpriced.
+ * No prediction is taken as surer than the guard: a tie with the best (a
+ * jackknife spread of 0 from trees that all agree, or a time the arrival
+ * skew dominates) is measured. */
+static double estimate(const hyt_choice_t *c, int j, double scale)
+{
+    if (c->best < 0 || c->pred[j] < 0 || !(scale < HUGE_VAL))
+        return -1;
+    double sd = c->sd[j] > c->guard * c->pred[j] ? c->sd[j] : c->guard * c->pred[j];
+    double lo = c->pred[j] - 2 * sd;
+    return (lo > 0 ? lo : 0) * scale;
+}
+
+double hyt_choice_gain(const hyt_choice_t *c, int j)
+{
+    if (j < 0 || j >= c->n)
+        return -1;
+    double est = estimate(c, j, bias(c)), best = best_at_k(c);
+    if (est < 0 || !(best > 0))
+        return -1;
+    return best > est ? best - est : 0;
+}
+
+double hyt_choice_setup_calls(const hyt_choice_t *c, int j)
+{
+    if (j < 0 || j >= c->n || !(c->setup[j] > 0))
+        return 0;
+    double gain = hyt_choice_gain(c, j);
+    if (gain < 0)
+        return 0; /* unpriced: measured, as without the gate */
+    if (!(gain > 0))
+        return HUGE_VAL;
+    double rent = c->setup[j] / gain, native = c->setup_mult * c->setup[j] / best_at_k(c);
+    return rent > native ? rent : native;
+}
+
+int hyt_choice_setup_repaid(const hyt_choice_t *c, int j, double calls)
+{
+    return calls >= hyt_choice_setup_calls(c, j);
+}
+
+void hyt_choice_setup(hyt_choice_t *c, const double *setup, double native_mult)
+{
+    for (int i = 0; i < c->n; i++)
+        c->setup[i] = setup && setup[i] > 0 ? setup[i] : 0;
+    c->setup_mult = native_mult > 0 ? native_mult : 0;
+}
+
+/* Candidates that cannot win any more are skipped, and those whose set-up
+ * the key's calls have not repaid; the next one to measure, or -1. */
+static int advance(hyt_choice_t *c)
+{
+    double scale = bias(c);
+    double best_k_t = best_at_k(c);
     while (++c->pos < c->n) {
         int j = c->order[c->pos];
-        if (c->best >= 0 && c->pred[j] >= 0 && scale < HUGE_VAL) {
-            /* no prediction is taken as surer than the guard: a tie with
-             * the best (a jackknife spread of 0 from trees that all agree,
-             * or a time the arrival skew dominates) is measured */
-            double sd = c->sd[j] > c->guard * c->pred[j] ? c->sd[j] : c->guard * c->pred[j];
-            double lo = c->pred[j] - 2 * sd;
-            double est = (lo > 0 ? lo : 0) * scale;
+        double est = estimate(c, j, scale);
+        if (est >= 0) {
             if (c->step[j] > 0) /* its radix probe may still gain this much */
                 est /= 1 + HYT_CHOICE_HEADROOM;
             if (!(est < best_k_t * (1 - c->guard))) {
                 c->status[j] = HYT_CAND_SKIPPED;
                 continue;
             }
+        }
+        if (!hyt_choice_setup_repaid(c, j, c->calls)) {
+            c->status[j] = HYT_CAND_SETUP;
+            continue;
         }
         return c->next = j;
     }

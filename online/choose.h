@@ -17,6 +17,8 @@ typedef enum {
     HYT_CAND_MEASURED,    /* its window time is in t[] */
     HYT_CAND_UNSUPPORTED, /* its window's calls went to PMPI (the same on every rank) */
     HYT_CAND_SKIPPED,     /* the prediction says it cannot win by the guard: not measured */
+    HYT_CAND_SETUP,       /* its run would make communicators the key's calls have not
+                           * repaid yet (hyt_choice_setup): not measured */
 } hyt_cand_status_t;
 
 typedef struct hyt_choice {
@@ -41,6 +43,13 @@ typedef struct hyt_choice {
     int stepped[HYT_CHOICE_MAX];   /* its step won by the guard: its time is t_step[]
                                     * (t[] stays its window at its k) */
     int stepping;                  /* c->next's window runs step[c->next] */
+    /* The set-up gate (hyt_choice_setup): setup[i] > 0 is what running
+     * candidate i first would cost (the communicators it makes, in the
+     * unit of t[]); calls is the key's calls so far (kept current by the
+     * caller before each feed). */
+    double setup[HYT_CHOICE_MAX];
+    double setup_mult;
+    double calls;
 } hyt_choice_t;
 
 /* Start a choice among n candidates (n is clamped to HYT_CHOICE_MAX; pred
@@ -84,6 +93,39 @@ int hyt_choice_feed(hyt_choice_t *c, double t, double s);
  * The winner's radix probe then starts at its better radix. */
 #define HYT_CHOICE_HEADROOM 0.5
 void hyt_choice_steps(hyt_choice_t *c, const int *step);
+/* The set-up gate.  A candidate whose first run makes communicators (a
+ * composition's node and leader communicators, when the communicator has
+ * none yet) buys them on the first call of its window, whether it wins or
+ * not, and windows time calls, not that set-up.  Set right after
+ * hyt_choice_start, setup[i] > 0 (in the unit of the window times; 0 or
+ * less: nothing to make, or its cost unknown) gates candidate i like the
+ * private duplicate's rent (docs/memory.md): it is measured only once the
+ * key's calls could have repaid the set-up, i.e.
+ *   calls x gain >= setup  and  calls x best >= native_mult x setup
+ * where gain is its optimistic gain per call (hyt_choice_gain) and best the
+ * best's window (at its own k); until then it is skipped
+ * (HYT_CAND_SETUP).  The first condition is ski rental: the gains forgone
+ * reach the price before it is paid; the second bounds what a purchase
+ * that gains nothing costs to 1/native_mult of the key's time so far.  A
+ * candidate the prediction skips stays skipped for that (HYT_CAND_SKIPPED),
+ * and one whose gain cannot be priced (no prediction, no best measured) is
+ * measured. */
+void hyt_choice_setup(hyt_choice_t *c, const double *setup, double native_mult);
+/* Candidate j's optimistic gain per call over the best so far, in the unit
+ * of the window times: the best's window at its own k less j's estimate
+ * (its prediction less two deviations, at least the guard, times the
+ * lowest measured/predicted ratio: the skip rule's estimate, without the
+ * radix headroom, which the incumbent's probe may find as well); < 0 when
+ * it cannot be priced (no prediction, no best measured), 0 when it gains
+ * nothing. */
+double hyt_choice_gain(const hyt_choice_t *c, int j);
+/* The key's calls from which the gate lets candidate j be measured (the
+ * gain and best as the choice holds them now): the larger of setup / gain
+ * and native_mult x setup / best; 0 for a candidate with no set-up or an
+ * unpriced gain, HUGE_VAL for one that gains nothing. */
+double hyt_choice_setup_calls(const hyt_choice_t *c, int j);
+/* calls >= hyt_choice_setup_calls(c, j): may candidate j be measured? */
+int hyt_choice_setup_repaid(const hyt_choice_t *c, int j, double calls);
 /* The radix a radix probe started at k0 (with its hints) measures after
  * k0's window: doubling, else halving at k_max, or the model's far hint;
  * 0 when k0 is the only radix in range. */

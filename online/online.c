@@ -36,6 +36,7 @@
 #include "topology/topology.h"
 
 #include <json-c/json.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,10 @@ typedef struct {
     double pred, sd;        /* the table's prediction and spread (us; < 0: unknown) */
     hyt_cand_status_t status; /* in the latest choice */
     double t;               /* its window time in the latest choice (s; < 0: none) */
+    double setup_us;        /* the latest choice's set-up gate: what its first run
+                             * would make (us; 0: nothing, or unknown) */
+    double setup_call;      /* skipped for it: the key's call from which it may be
+                             * measured (hyt_choice_setup_calls) */
 } cand_t;
 
 struct hyt_online_key {
@@ -84,6 +89,10 @@ struct hyt_online_key {
     int cur;                /* cand[] index of alg */
     int chosen;             /* cand[] index of the latest winner (-1: none yet) */
     int choices, switches;  /* choices made (drift reopens one); winners that changed */
+    int setup_opens;        /* choices reopened because a set-up got repaid */
+    int setup_reopen;       /* the choice running is such a reopening */
+    double sub_setup_us;    /* the table's set-up of the node and leader communicators
+                             * (ppn and nodes ranks; < 0: unknown) */
     uint64_t choosing_calls;/* calls timed while choosing */
     int fell_back;          /* this rank: a call of the window went to PMPI */
     int k_start, k_min, k_max;
@@ -399,6 +408,12 @@ static struct hyt_online_key *key_create(hyt_comm_t *ctx, hyt_key_t *key, const 
     o->loop_timed = hyt_coll_has_root(alg->coll) ? -1 : 0;
     o->window = o->window_plain = window;
     o->chosen = -1;
+    /* a composition's node and leader communicators, as the table prices a
+     * new communicator of their sizes (docs/memory.md) */
+    const hyt_rule_set_t *set = ctx->rules[key->coll];
+    double node_us = set ? hyt_setup_cost(set, ctx->ppn) : -1;
+    double leader_us = set ? hyt_setup_cost(set, ctx->nodes) : -1;
+    o->sub_setup_us = node_us >= 0 && leader_us >= 0 ? node_us + leader_us : -1;
     /* the largest radix probing tries: HYTUNE_PROBE_K_MAX, else, for a key
      * the table covers, the largest the tuner tried ($.tuning.k_max) */
     o->k_cap = hyt_cfg.probe_k_max > 0 ? (int)hyt_cfg.probe_k_max
@@ -475,14 +490,26 @@ static void choice_begin(struct hyt_online_key *o)
     begin_window(o, ST_CHOOSE, o->choice.stepping ? o->choice.step[c] : o->cand[i].k);
 }
 
-/* Start a choice with candidate inc as the incumbent (choice index 0), the
- * others in cand[] order (choice_begin then runs the first to measure). */
-static void choice_open(struct hyt_online_key *o, int inc)
+/* Would running alg on ctx make communicators it does not have yet: a
+ * composition's node and leader communicators (made once, on every rank
+ * alike: hyt_comm_node_split), but for a communicator of one rank per
+ * node, which needs none (hyt_compose_flat)? */
+static int makes_node_comms(const hyt_comm_t *ctx, const hyt_alg_t *alg)
+{
+    return (alg->flags & HYT_ALG_COMPOSITION) && !hyt_compose_flat(ctx) &&
+           ctx->node_comm == MPI_COMM_NULL;
+}
+
+/* A choice with candidate inc as the incumbent (choice index 0), the
+ * others in cand[] order, into *ch and cmap[] (choice index -> cand[]
+ * index); reads the key only. */
+static void choice_init(const hyt_comm_t *ctx, const struct hyt_online_key *o, int inc,
+                        hyt_choice_t *ch, int *cmap)
 {
     double pred[HYT_CHOICE_MAX], sd[HYT_CHOICE_MAX];
     for (int i = 0, j = 1; i < o->nc; i++) {
         int c = i == inc ? 0 : j++;
-        o->cmap[c] = i;
+        cmap[c] = i;
         pred[c] = o->cand[i].pred;
         sd[c] = o->cand[i].sd;
         /* a doubted rule's own choice may hold for a reason its prediction
@@ -491,14 +518,36 @@ static void choice_open(struct hyt_online_key *o, int inc)
         if (o->doubted && i == 0 && c != 0)
             pred[c] = sd[c] = -1;
     }
-    hyt_choice_start(&o->choice, o->nc, pred, sd, hyt_cfg.probe_min_gain);
+    hyt_choice_start(ch, o->nc, pred, sd, hyt_cfg.probe_min_gain);
     /* each candidate's radix headroom: the radix its probe would take first */
     int step[HYT_CHOICE_MAX];
     for (int c = 0; c < o->nc; c++) {
-        const cand_t *x = &o->cand[o->cmap[c]];
+        const cand_t *x = &o->cand[cmap[c]];
         step[c] = hyt_choice_first_step(x->k, x->k_min, x->k_max, x->k_hint, x->k_round);
     }
-    hyt_choice_steps(&o->choice, step);
+    hyt_choice_steps(ch, step);
+    /* the set-up gate (hyt_choice_setup): a candidate that would make the
+     * node and leader communicators waits until the key's calls could
+     * have repaid the table's price of them; the communicator's shape, the
+     * table and the key's calls decide, the same on every rank */
+    double setup[HYT_CHOICE_MAX];
+    for (int c = 0; c < o->nc; c++)
+        setup[c] = makes_node_comms(ctx, o->cand[cmap[c]].alg) && o->sub_setup_us > 0
+                       ? o->sub_setup_us * 1e-6 /* window times are seconds */
+                       : 0;
+    hyt_choice_setup(ch, setup, HYT_SETUP_NATIVE_MULT);
+    ch->calls = (double)o->n;
+}
+
+/* Start a choice with candidate inc as the incumbent (choice_begin then
+ * runs the first to measure). */
+static void choice_open(const hyt_comm_t *ctx, struct hyt_online_key *o, int inc)
+{
+    choice_init(ctx, o, inc, &o->choice, o->cmap);
+    for (int c = 0; c < o->nc; c++) {
+        o->cand[o->cmap[c]].setup_us = o->choice.setup[c] * 1e6;
+        o->cand[o->cmap[c]].setup_call = 0;
+    }
     o->choice_from = o->choosing_calls;
     o->choice_ref = 0;
 }
@@ -711,7 +760,7 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
             return 0;
         }
         if (o->nc > 1 && o->chosen < 0) {
-            choice_open(o, o->incumbent); /* the calls it ran so far */
+            choice_open(ctx, o, o->incumbent); /* the calls it ran so far */
             choice_begin(o);
         } else
             begin_window(o, ST_PROBE, o->k_start);
@@ -773,7 +822,7 @@ static __attribute__((noinline)) int before_slow(hyt_comm_t *ctx, hyt_key_t *key
      * that no window measures their cost.  Every rank runs the same
      * candidate in this window, so every rank makes them together.  A
      * communicator of one rank per node needs none (hyt_compose_flat). */
-    if ((o->alg->flags & HYT_ALG_COMPOSITION) && !hyt_compose_flat(ctx))
+    if (makes_node_comms(ctx, o->alg))
         hyt_comm_node_split(ctx);
     if (!hyt_coll_has_root(o->alg->coll)) {
         /* no barrier */
@@ -1024,6 +1073,8 @@ static void choice_done(struct hyt_online_key *o)
         o->cand[o->cmap[i]].t = c->status[i] != HYT_CAND_MEASURED ? -1
                                 : i == c->best && c->stepped[i] ? c->t_step[i]
                                                                  : c->t[i];
+        o->cand[o->cmap[i]].setup_call =
+            c->status[i] == HYT_CAND_SETUP ? hyt_choice_setup_calls(c, i) : 0;
     }
     o->choices++;
     if (c->best < 0) {
@@ -1043,6 +1094,15 @@ static void choice_done(struct hyt_online_key *o)
     use_cand(o, w);
     hyt_debug(HYT_TOPIC_ONLINE, "%s bucket: %s chosen among %d candidates (%.3f us)",
               hyt_coll_name(o->alg->coll), o->alg->name, o->nc, c->best_t * 1e6);
+    /* a reopening for a repaid set-up that the incumbent wins: nothing
+     * drifted, so it stays settled at its radix (no radix probe again) */
+    if (o->setup_reopen && c->best == 0) {
+        o->setup_reopen = 0;
+        o->state = ST_SETTLED;
+        schedule_drift(o);
+        return;
+    }
+    o->setup_reopen = 0;
     /* a winner without a radix (one k in range) settles on its window */
     int budget = o->k_min < o->k_max
                      ? probe_budget(o, (long)(o->choosing_calls - o->choice_from) +
@@ -1088,6 +1148,7 @@ static void choice_window(struct hyt_online_key *o, double t, double s, int fell
         o->seg_sum_t += t * o->window;
         o->seg_windows++;
     }
+    o->choice.calls = (double)o->n;
     int next = fell_back ? hyt_choice_unsupported(&o->choice) : hyt_choice_feed(&o->choice, t, s);
     hyt_debug(HYT_TOPIC_ONLINE, "%s choice window %s:%d: %.3f us%s",
               hyt_coll_name(o->alg->coll), o->alg->name, o->k_run, t * 1e6,
@@ -1095,7 +1156,44 @@ static void choice_window(struct hyt_online_key *o, double t, double s, int fell
     choice_next(o, next);
 }
 
-static void drift_window(struct hyt_online_key *o, double t, double s)
+/* Reopen the choice with the winner, at its settled radix, as the
+ * incumbent, and the drift window t (spread s) its measurement. */
+static void choice_reopen(const hyt_comm_t *ctx, struct hyt_online_key *o, double t, double s)
+{
+    o->cand[o->cur].k = o->settled_k;
+    o->cand[o->cur].from = "settled";
+    choice_open(ctx, o, o->cur);
+    choice_next(o, hyt_choice_feed(&o->choice, t, s));
+}
+
+/* A passing drift window t (spread s) of a settled key whose latest choice
+ * skipped a candidate for its set-up: would the choice, reopened now with
+ * the winner as its incumbent and this window its measurement, measure
+ * such a candidate (its set-up repaid by the key's calls at the winner's
+ * time now, or the communicators made since by another key)?  A pure
+ * look at a scratch choice: the same on every rank. */
+static int setup_due(const hyt_comm_t *ctx, const struct hyt_online_key *o, double t, double s)
+{
+    if (o->nc < 2 || o->chosen < 0)
+        return 0;
+    int gated[HYT_CHOICE_MAX] = {0}, any = 0;
+    for (int c = 0; c < o->choice.n; c++)
+        if (o->choice.status[c] == HYT_CAND_SETUP)
+            any = gated[o->cmap[c]] = 1;
+    if (!any)
+        return 0;
+    hyt_choice_t ch;
+    int cmap[HYT_CHOICE_MAX];
+    choice_init(ctx, o, o->cur, &ch, cmap);
+    hyt_choice_feed(&ch, t, s);
+    for (int c = 1; c < ch.n; c++)
+        if (gated[cmap[c]] && ch.status[c] != HYT_CAND_SKIPPED &&
+            hyt_choice_setup_repaid(&ch, c, ch.calls))
+            return 1;
+    return 0;
+}
+
+static void drift_window(const hyt_comm_t *ctx, struct hyt_online_key *o, double t, double s)
 {
     o->drift_checks++;
     int drifted = hyt_probe_drifted(o->settled_t, t, DRIFT_FACTOR);
@@ -1121,6 +1219,14 @@ static void drift_window(struct hyt_online_key *o, double t, double s)
                 o->points[o->npoints - 1].checks = 1;
         }
         o->settled_own = o->own_t; /* this window ran the settled k */
+        if (setup_due(ctx, o, t, s)) {
+            /* a candidate skipped for its set-up may be measured now: the
+             * choice reopens as after a drift */
+            o->setup_opens++;
+            o->setup_reopen = 1;
+            choice_reopen(ctx, o, t, s);
+            return;
+        }
         o->state = ST_SETTLED;
         schedule_drift(o);
         return;
@@ -1130,11 +1236,8 @@ static void drift_window(struct hyt_online_key *o, double t, double s)
     if (o->nc > 1) {
         /* the choice reopens: the winner, at its settled radix, is the
          * incumbent, and the drift window its measurement */
-        o->cand[o->cur].k = o->settled_k;
-        o->cand[o->cur].from = "settled";
         add_point(o, o->settled_k, PT_DRIFT, t);
-        choice_open(o, o->cur);
-        choice_next(o, hyt_choice_feed(&o->choice, t, s));
+        choice_reopen(ctx, o, t, s);
         return;
     }
     hyt_probe_start(&o->probe, o->settled_k, o->k_min, o->k_max, hyt_cfg.probe_min_gain,
@@ -1184,7 +1287,7 @@ void hyt_online_after(hyt_comm_t *ctx, hyt_key_t *key, const hyt_alg_t *alg, int
             o->choice_ref = was_ref;
         choice_window(o, t, s, fb);
     } else if (o->state == ST_DRIFT)
-        drift_window(o, t, s);
+        drift_window(ctx, o, t, s);
     else
         probe_window(o, o->k_run, t, s, o->probe.windows == 0 ? PT_START : PT_PROBE);
 }
@@ -1258,7 +1361,8 @@ int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
 
 static const char *cand_status_name(hyt_cand_status_t st)
 {
-    static const char *const names[] = {"not measured", "measured", "unsupported", "skipped"};
+    static const char *const names[] = {"not measured", "measured", "unsupported", "skipped",
+                                        "set-up not repaid"};
     return names[st];
 }
 
@@ -1298,9 +1402,12 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
             else if (c->status != HYT_CAND_PENDING)
                 fprintf(out, " %s", cand_status_name(c->status));
         }
-        fprintf(out, "\n   %-22s   chosen %s, %llu calls choosing, %d choices, %d switches\n", "",
+        fprintf(out, "\n   %-22s   chosen %s, %llu calls choosing, %d choices, %d switches", "",
                 o->chosen >= 0 ? o->cand[o->chosen].alg->name : "(none yet)",
                 (unsigned long long)o->choosing_calls, o->choices, o->switches);
+        if (o->setup_opens)
+            fprintf(out, ", %d reopened for a repaid set-up", o->setup_opens);
+        fputc('\n', out);
     }
     fprintf(out, "   %-22s   online %s%s: hot after %llu calls%s, start k=%d (%s), prior k=%d, probes",
             "", o->alg->name, timing_name(o), (unsigned long long)o->hot,
@@ -1415,6 +1522,13 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
                                    json_object_new_string(cand_status_name(c->status)));
             json_object_object_add(co, "time_us",
                                    c->t >= 0 ? json_object_new_double(c->t * 1e6) : NULL);
+            if (c->setup_us > 0) /* the set-up gate's price, and when it opens */
+                json_object_object_add(co, "setup_us", json_object_new_double(c->setup_us));
+            if (c->status == HYT_CAND_SETUP)
+                json_object_object_add(co, "setup_repaid_call",
+                                       c->setup_call < 1e18
+                                           ? json_object_new_int64((int64_t)ceil(c->setup_call))
+                                           : NULL);
             json_object_array_add(cs, co);
         }
         json_object_object_add(j, "shortlist_from", json_object_new_string(o->cand_from));
@@ -1426,6 +1540,7 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
                                json_object_new_int64((int64_t)o->choosing_calls));
         json_object_object_add(j, "choices", json_object_new_int(o->choices));
         json_object_object_add(j, "switches", json_object_new_int(o->switches));
+        json_object_object_add(j, "setup_opens", json_object_new_int(o->setup_opens));
     }
     json_object_object_add(obj, "online", j);
 }

@@ -216,7 +216,10 @@ enum {
     HYT_ALG_NO_INPLACE = 1u << 1,        /* cannot take MPI_IN_PLACE */
     HYT_ALG_NODE_CONSECUTIVE = 1u << 2,  /* needs node-consecutive ranks, uniform ppn */
     HYT_ALG_NATIVE = 1u << 3,            /* runs the MPI library's own selection */
-    HYT_ALG_COMPOSITION = 1u << 4,       /* node-aware composition (inner steps use k) */
+    HYT_ALG_COMPOSITION = 1u << 4,       /* node-aware composition (inner steps use k): runs on
+                                          * the node and leader communicators
+                                          * (hyt_comm_node_split), which its first
+                                          * call makes (online/choose.h: the set-up gate) */
 };
 /* There is deliberately no "contiguous types only" restriction: ranks may
  * pass different datatypes with the same type signature, so such a check
@@ -485,6 +488,11 @@ const hyt_rule_set_t *hyt_table_match(const hyt_table_t *t, hyt_coll_t c, int no
  * setup_fit there (max(0, a + b x(ranks)); towards and above the job's
  * measured cost, hyt_setup_fit_t), else its setup_us (< 0: unknown). */
 double hyt_setup_cost(const hyt_rule_set_t *s, int ranks);
+/* A set-up is bought only once the calls that waited for it took at least
+ * this many times its cost (the private duplicate: src/runtime.c; the
+ * online choice's node and leader communicators: online/choose.h).  An
+ * integer, so that the comparison is exact. */
+#define HYT_SETUP_NATIVE_MULT 100
 /* The gain (us) a call of `bytes` on a communicator of `ranks` ranks
  * expects from rule r's choice over MPI's own algorithm: from its measured
  * gains, interpolated in log2 bytes between the sizes measured at a scale,

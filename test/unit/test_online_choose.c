@@ -9,7 +9,8 @@
  * table's doubt that starts a key's search early from the candidate it
  * predicts fastest; the radix headroom (a challenger seen at its radix
  * probe's first step too, never skipped on a prediction at one radix that
- * headroom could beat). */
+ * headroom could beat); the set-up gate (a candidate that would make
+ * communicators waits until the key's calls could have repaid them). */
 #include "online/choose.h"
 #include "online/probe.h"
 #include "test/check.h"
@@ -519,8 +520,104 @@ static void test_headroom(void)
           "near prediction without a radix measured");
 }
 
+/* The set-up gate, on dragonfly-256 Bcast 2 KiB back to back (64 x 4, the
+ * 16 x 4 dragonfly table): the rule's knomial:8 predicted 3.9165 us
+ * (spread 0.113), its shortlist's composition:4 4.061 (0.113); the
+ * incumbent's window 1.49 us a call; the table prices a communicator at
+ * 1.2613 x ranks - 3.5657 us, so the node (4 ranks) and leader (64)
+ * communicators at 78.63 us.  The optimistic gain is 1.49 x (3.9165 -
+ * (4.061 - 2 x 0.113)) / 3.9165 = 0.0310 us a call: the rent reaches the
+ * price after 2536 calls, 100 x the price after 5277 calls of 1.49 us. */
+static void test_setup_gate(void)
+{
+    double pred[2] = {3.9165, 4.061}, sd[2] = {0.113, 0.113};
+    double setup[2] = {0, 78.63e-6}, t0 = 1.49e-6;
+    int step[2] = {4, 8};
+    hyt_choice_t c;
+    /* at the key's hot call (260) the composition is not measured */
+    hyt_choice_start(&c, 2, pred, sd, GAIN);
+    hyt_choice_steps(&c, step);
+    hyt_choice_setup(&c, setup, 100);
+    c.calls = 260;
+    int j = hyt_choice_feed(&c, t0, 0);
+    double gain = hyt_choice_gain(&c, 1), when = hyt_choice_setup_calls(&c, 1);
+    CHECK(j == -1 && c.best == 0 && c.windows == 1 && c.status[1] == HYT_CAND_SETUP,
+          "gated at 260 calls: next %d status %d", j, (int)c.status[1]);
+    CHECK(fabs(gain - 3.10e-8) < 0.01e-8 && fabs(when - 100 * 78.63 / 1.49) < 1 &&
+              !hyt_choice_setup_repaid(&c, 1, 5000) && hyt_choice_setup_repaid(&c, 1, 5300),
+          "gain %g us, open from call %g", gain * 1e6, when);
+    /* without the 1%-of-the-key's-time bound the rent alone opens it at
+     * 78.63 / 0.0310 = 2536 calls */
+    hyt_choice_setup(&c, setup, 0);
+    when = hyt_choice_setup_calls(&c, 1);
+    CHECK(fabs(when - 78.63e-6 / gain) < 1e-6 && fabs(when - 2536) < 2, "rent alone: %g", when);
+    /* a key that has seen enough calls measures it, at its step too */
+    hyt_choice_start(&c, 2, pred, sd, GAIN);
+    hyt_choice_steps(&c, step);
+    hyt_choice_setup(&c, setup, 100);
+    c.calls = 5300;
+    j = hyt_choice_feed(&c, t0, 0);
+    CHECK(j == 1 && c.status[1] == HYT_CAND_PENDING, "repaid: next %d", j);
+    /* no price (a table without set-up fields, or the communicators made
+     * already): measured at once, as without the gate */
+    hyt_choice_start(&c, 2, pred, sd, GAIN);
+    hyt_choice_steps(&c, step);
+    hyt_choice_setup(&c, NULL, 100);
+    c.calls = 260;
+    CHECK(hyt_choice_feed(&c, t0, 0) == 1 && hyt_choice_setup_calls(&c, 1) == 0, "no price");
+    /* an unpriced gain (no prediction) is measured */
+    hyt_choice_start(&c, 2, (const double[]){3.9165, -1}, NULL, GAIN);
+    hyt_choice_setup(&c, setup, 100);
+    c.calls = 260;
+    CHECK(hyt_choice_feed(&c, t0, 0) == 1 && hyt_choice_gain(&c, 1) < 0, "unpriced measured");
+    /* the rent binds when the optimistic gain is under 1% of a call:
+     * predicted 3.8% slower with spread 0, the guard's 2% makes its
+     * optimistic time 99.65% of the incumbent's */
+    double p2[2] = {10, 10.38}, s2[2] = {0, 0}, set2[2] = {0, 1};
+    hyt_choice_start(&c, 2, p2, s2, GAIN);
+    hyt_choice_steps(&c, (const int[]){0, 4});
+    hyt_choice_setup(&c, set2, 100);
+    c.calls = 20;
+    j = hyt_choice_feed(&c, 10, 0);
+    gain = hyt_choice_gain(&c, 1);
+    when = hyt_choice_setup_calls(&c, 1);
+    CHECK(j == -1 && c.status[1] == HYT_CAND_SETUP && fabs(gain - 0.0352) < 1e-9 &&
+              fabs(when - 1 / 0.0352) < 1e-6,
+          "rent binds: gain %g, from call %g", gain, when);
+    /* one that only its radix headroom keeps in the race gains nothing at
+     * its table radix: it never repays a set-up */
+    double p3[2] = {10, 12};
+    hyt_choice_start(&c, 2, p3, s2, GAIN);
+    hyt_choice_steps(&c, (const int[]){0, 4});
+    hyt_choice_setup(&c, set2, 100);
+    c.calls = 1e9;
+    j = hyt_choice_feed(&c, 10, 0);
+    CHECK(j == -1 && c.status[1] == HYT_CAND_SETUP && hyt_choice_gain(&c, 1) == 0 &&
+              isinf(hyt_choice_setup_calls(&c, 1)),
+          "gains nothing: status %d", (int)c.status[1]);
+    /* the prediction skips first (its status says so) */
+    double p4[2] = {10, 20}, set4[2] = {0, 1};
+    hyt_choice_start(&c, 2, p4, s2, GAIN);
+    hyt_choice_setup(&c, set4, 100);
+    c.calls = 1;
+    j = hyt_choice_feed(&c, 10, 0);
+    CHECK(j == -1 && c.status[1] == HYT_CAND_SKIPPED, "skip first: status %d", (int)c.status[1]);
+    /* a gated candidate does not stop the next one: at 50 calls of 10 the
+     * second's price of 10 is short of 100 x 10 */
+    double p5[3] = {10, 10.1, 10.2}, s5[3] = {0, 0.5, 0.5}, set5[3] = {0, 10, 0};
+    hyt_choice_start(&c, 3, p5, s5, GAIN);
+    hyt_choice_setup(&c, set5, 100);
+    c.calls = 50;
+    j = hyt_choice_feed(&c, 10, 0);
+    CHECK(j == 2 && c.status[1] == HYT_CAND_SETUP && hyt_choice_setup_calls(&c, 1) == 100,
+          "next after a gated one: %d", j);
+    j = hyt_choice_feed(&c, 9, 0);
+    CHECK(j == -1 && c.best == 2, "the third wins: %d", c.best);
+}
+
 int main(void)
 {
+    test_setup_gate();
     test_headroom();
     test_rotation_check();
     test_doubted();
