@@ -140,6 +140,9 @@ struct hyt_online_key {
                              * same on every rank, whether or not ref is held) */
     double *ref;            /* per root: the reference's increment (< 0: not seen) */
     double ref_mean;        /* the reference's mean: its time */
+    double ref_noise;       /* a call's noise over the mean, from the first reference
+                             * (two rotations: hyt_probe_root_shrink); 0: none */
+    uint64_t ref_calls;     /* calls the references timed */
     int ref_len;            /* the reference window's calls (0: none) */
     int ref_phase;          /* 1 while the reference window runs */
     int ref_cand;           /* the candidate it ran */
@@ -691,15 +694,25 @@ static void plan_reference(const hyt_comm_t *ctx, struct hyt_online_key *o)
     if (o->warm || rot > HYT_ROOT_REF_MAX || rot < o->window_plain ||
         (hyt_cfg.hot_calls >= 1 && o->hot < (uint64_t)len + o->n))
         return;
+    /* the first reference of a key with a shortlist spans the rotation
+     * twice (its calls run the incumbent, as every call before the search
+     * does), which measures the noise of a call (hyt_probe_root_shrink),
+     * for a rotation of at most HYT_ROOT_REF_TWICE_MAX calls and, with a
+     * number N, when it fits before call N; a shortlist of one keeps one
+     * rotation and its profile as timed */
+    int first = len;
+    if (o->nc > 1 && rot <= HYT_ROOT_REF_TWICE_MAX &&
+        !(hyt_cfg.hot_calls >= 1 && o->hot < (uint64_t)(len + rot) + o->n))
+        first = len + rot;
     o->loop_timed = 1;
     decide_period(ctx, o);
-    if (o->hot < (uint64_t)len + o->n)
-        o->hot = (uint64_t)len + o->n; /* auto */
+    if (o->hot < (uint64_t)first + o->n)
+        o->hot = (uint64_t)first + o->n; /* auto */
     /* the reference and the fastest one (note_reference): planned alike on
      * every rank; a rank that cannot hold them says so at the first window
      * (room_agreed), before any is used */
     o->want_room = 1;
-    if (window_room(o, len, 0) != 0 || !(o->ref = malloc((size_t)ctx->size * sizeof *o->ref)) ||
+    if (window_room(o, first, 0) != 0 || !(o->ref = malloc((size_t)ctx->size * sizeof *o->ref)) ||
         !(o->best_ref = malloc((size_t)ctx->size * sizeof *o->best_ref))) {
         free(o->ref);
         o->ref = NULL;
@@ -710,9 +723,10 @@ static void plan_reference(const hyt_comm_t *ctx, struct hyt_online_key *o)
     if (o->period <= 1)
         o->fill = 1;
     o->window_reg = o->window;
-    o->window = o->ref_len = len;
+    o->ref_len = len;
+    o->window = first;
     o->ref_on = o->ref_phase = 1;
-    o->window_from = o->hot - (uint64_t)len + 1;
+    o->window_from = o->hot - (uint64_t)first + 1;
 }
 
 /* Everything but the settled key's common call: kept out of line so the
@@ -889,11 +903,33 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, i
      * next window */
     o->check_local = o->barrier_local + PMPI_Wtime() - t0;
     if (o->ref_phase) {
-        /* the reference: each root's increment; its time their mean (the
-         * increments differ by the root, not by noise: no spread) */
-        for (int i = 1; i < n; i++)
-            o->ref[o->roots[i]] = v[i] - v[i - 1];
+        /* the reference: each root's increment (the mean of two over a
+         * rotation timed twice); its time their mean (no spread: the
+         * increments differ by the root, and the noise of a call is taken
+         * out of the profile instead) */
+        double dd = 0;
+        int nd = 0;
+        for (int r = 0; r < ctx->size; r++)
+            o->ref[r] = -1;
+        for (int i = 1; i < n; i++) {
+            double inc = v[i] - v[i - 1], *x = &o->ref[o->roots[i]];
+            if (*x < 0) {
+                *x = inc;
+                continue;
+            }
+            dd += (inc - *x) * (inc - *x); /* a root's second call (rotation twice) */
+            nd++;
+            *x = 0.5 * (*x + inc);
+        }
         o->ref_mean = n > 1 ? (v[n - 1] - v[0]) / (n - 1) : 0;
+        /* the noise of one call: from the roots timed twice (the variance
+         * of a difference is twice a call's), else as the key's first
+         * reference measured it relative to its mean */
+        if (nd > 0)
+            o->ref_noise = o->ref_mean > 0 ? sqrt(dd / (2.0 * nd)) / o->ref_mean : 0;
+        double nv = o->ref_noise * o->ref_mean;
+        hyt_probe_root_shrink(o->ref, ctx->size, nv * nv, nd > 0 ? 2 : 1);
+        o->ref_calls += (uint64_t)n;
         o->ref_phase = 0;
         o->ref_cand = o->cur;
         o->ref_k = o->k_run;
@@ -1353,7 +1389,7 @@ int hyt_online_key_info(const hyt_key_t *key, hyt_online_info_t *info)
     info->choosing_calls = (long long)o->choosing_calls;
     info->choices = o->choices;
     info->switches = o->switches;
-    info->reference_calls = (long long)o->refs * o->ref_len;
+    info->reference_calls = (long long)o->ref_calls;
     int after = o->refs - 1 - o->rot_refs; /* the first before hot, the check's after the settle */
     info->reference_after_hot = after > 0 ? (long long)after * o->ref_len : 0;
     return 0;
@@ -1369,16 +1405,19 @@ static const char *cand_status_name(hyt_cand_status_t st)
 /* How a rooted key's windows are timed ("" for the others). */
 static const char *timing_name(const struct hyt_online_key *o)
 {
-    static char buf[128];
+    static char buf[256];
     const char *t = o->loop_timed > 0 ? "loop-timed"
                     : o->loop_timed == 0 && hyt_coll_has_root(o->alg->coll) ? "timed per call"
                                                                             : NULL;
     if (!t)
         return "";
-    char ref[64] = "";
-    if (o->ref_on)
-        snprintf(ref, sizeof ref, ", scaled by %d-call references of the root's rotation: %d",
-                 o->ref_len, o->refs);
+    char ref[128] = "";
+    if (o->ref_on) {
+        int tn = (int)lround(1000 * (o->ref_noise < 9.999 ? o->ref_noise : 9.999));
+        snprintf(ref, sizeof ref,
+                 ", scaled by %d-call references of the root's rotation: %d, noise %d.%d%%",
+                 o->ref_len, o->refs, tn / 10, tn % 10);
+    }
     if (o->period > 1)
         snprintf(buf, sizeof buf, " (%s, root period %d: %d-call windows%s)", t, o->period,
                  o->window, ref);
@@ -1467,6 +1506,8 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
         json_object_object_add(j, "root_reference_calls", json_object_new_int(o->ref_len));
     if (o->ref_on)
         json_object_object_add(j, "root_references", json_object_new_int(o->refs));
+    if (o->ref_on)
+        json_object_object_add(j, "root_reference_noise", json_object_new_double(o->ref_noise));
     if (o->ref_on && o->nc > 1)
         json_object_object_add(j, "rotation_checks", json_object_new_int(o->rot_checks));
     if (o->ref_on && o->nc > 1)

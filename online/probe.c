@@ -458,6 +458,31 @@ double hyt_probe_root_scale(const double *ref, int p, double ref_mean, const int
     return ref_mean * n / sum;
 }
 
+double hyt_probe_root_shrink(double *ref, int p, double noise_var, int reps)
+{
+    double m = 0, v = 0;
+    int n = 0;
+    for (int r = 0; r < p; r++)
+        if (ref[r] >= 0) {
+            m += ref[r];
+            n++;
+        }
+    if (n < 2 || !(noise_var > 0))
+        return 1;
+    m /= n;
+    for (int r = 0; r < p; r++)
+        if (ref[r] >= 0)
+            v += (ref[r] - m) * (ref[r] - m);
+    v /= n - 1;
+    double lambda = v > 0 ? 1 - noise_var / (reps > 1 ? reps : 1) / v : 0;
+    if (lambda < 0)
+        lambda = 0;
+    for (int r = 0; r < p; r++)
+        if (ref[r] >= 0)
+            ref[r] = m + lambda * (ref[r] - m);
+    return lambda;
+}
+
 int hyt_probe_root_window(int w, int period, int fill)
 {
     int want = fill ? w - 1 : w; /* calls the plain window measures */

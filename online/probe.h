@@ -135,6 +135,22 @@ double hyt_probe_window_periodic(double *g, int n, int fill, int period, double 
  * roots: on the fattree-64 loop above the composition beats k-nomial k=4 in
  * every pair of windows started at the same call, by 4-29%. */
 #define HYT_ROOT_REF_MAX 256 /* the longest rotation a reference spans */
+/* A reference times each root once, so under arrival noise each ref[r] is
+ * one noisy call (dragonfly-64 Reduce 64 KiB, random arrival of up to
+ * 25 us: increments of 19-31 us around a mean of 24.8), and a window
+ * scaled by the roots it saw carries their draws, not where the roots
+ * are.  A reference that spans the rotation twice sees each root twice:
+ * their differences give the noise of one call (noise_var, the variance
+ * of one call's time; 0 on a quiet platform, where a rotation repeats to
+ * the last digit).  hyt_probe_root_shrink takes the noise out of a
+ * profile ref[0..p) (roots with ref < 0 not seen; each ref[r] the mean of
+ * reps calls): each root's deviation from the profile's mean is shrunk by
+ * lambda = 1 - (noise_var / reps) / (the deviations' variance), at least
+ * 0 (empirical Bayes: the share of the profile's spread the roots, not
+ * the noise, make).  Returns lambda (1 and ref unchanged with noise_var
+ * 0 or fewer than 2 roots seen). */
+double hyt_probe_root_shrink(double *ref, int p, double noise_var, int reps);
+#define HYT_ROOT_REF_TWICE_MAX 64 /* the longest rotation the first reference spans twice */
 int hyt_probe_root_rotation(int d, int p);
 double hyt_probe_root_scale(const double *ref, int p, double ref_mean, const int *roots, int n);
 /* Does the next timed call of a rooted key (Bcast, Reduce, Gather(v),
