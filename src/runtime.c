@@ -187,18 +187,17 @@ static void count_fallback(hyt_key_t *key, hyt_fallback_t why, const hyt_alg_t *
  * it, which may be none: at worst it slows the job by its whole set-up
  * cost.  Bought only once the MPI library's own time of the calls that
  * waited for it is at least HYT_SETUP_NATIVE_MULT (src/hyt.h) times that
- * cost, it slows the job by at most 1/SETUP_NATIVE_MULT (1%) of the job's
- * time in those calls (NAS MG class S on dragonfly-64: its rent reaches the
- * 247 us of its 64-rank communicator at its 93rd of 96 calls, whose 8 us of
- * gains left the run 0.83x). */
-#define SETUP_NATIVE_MULT HYT_SETUP_NATIVE_MULT
-
-/* Has ctx's rent paid a set-up cost of setup us (docs/memory.md): the
- * expected gains forgone reached it, and it is at most 1/SETUP_NATIVE_MULT
+ * cost, it slows the job by at most 1/HYT_SETUP_NATIVE_MULT (1%) of the
+ * job's time in those calls (NAS MG class S on dragonfly-64: its rent
+ * reaches the 247 us of its 64-rank communicator at its 93rd of 96 calls,
+ * whose 8 us of gains left the run 0.83x).
+ *
+ * Has ctx's rent paid a set-up cost of setup us (docs/memory.md): the
+ * expected gains forgone reached it, and it is at most 1/HYT_SETUP_NATIVE_MULT
  * of the native time of the calls that waited. */
 static inline int setup_repaid(const hyt_comm_t *ctx, double setup)
 {
-    return ctx->rent >= setup && ctx->rent_native >= SETUP_NATIVE_MULT * setup;
+    return ctx->rent >= setup && ctx->rent_native >= HYT_SETUP_NATIVE_MULT * setup;
 }
 
 /* The ski-rental rule for the private duplicate (docs/memory.md): before
