@@ -17,8 +17,8 @@
 set -u
 d=$(mktemp -d /tmp/online-setup.XXXXXX)
 trap 'rm -rf "$d"' EXIT
-i=0
-while [ $i -lt 4 ]; do echo "node-$i:4" >>"$d/hf"; i=$((i + 1)); done
+. bench/lib.sh
+hostfile 4 4 >"$d/hf"
 export HYTUNE_HOT_CALLS=16 HYTUNE_DRIFT_INTERVAL=16 HYTUNE_MODE=hybrid
 export HYTUNE_TABLE="$PWD/test/smpi/online_setup_table.json" HYTUNE_STATS="$d/s.%r"
 for case in allreduce:20 bcast:8; do
