@@ -260,3 +260,10 @@ int hyt_choice_rotation_back(double settled, double best, double guard)
 {
     return settled > 0 && best > 0 && best < settled * (1 - guard);
 }
+
+double hyt_choice_reopen_time(double level, double t, double first)
+{
+    if (first > 0 && t > 0)
+        return 0.5 * (first + t);
+    return level > 0 ? level : t;
+}

@@ -169,6 +169,23 @@ int hyt_choice_incumbent(int n, const double *pred, double min_gain);
  * (best)?  Only if that is faster by the guard: the search's result stands
  * on a tie. */
 int hyt_choice_rotation_back(double settled, double best, double guard);
+/* The incumbent's time when a settled key's choice reopens with its winner,
+ * at its settled radix, as the incumbent (online.c, choice_reopen), from
+ * agreed values only: level, the settled radix's time over the whole
+ * rotation (its reference's mean; <= 0: the key has no reference of it),
+ * t, the drift window that reopens the choice, and first, the slow window
+ * a confirmed drift started with (<= 0: nothing drifted, the choice reopens
+ * for a repaid set-up).
+ * - A confirmed drift: the mean of its two windows (the level is stale,
+ *   and two windows of the new conditions are surer than one).
+ * - A set-up reopening of a key with a reference: the level.  A drift
+ *   window sees one period of the root's places, a few calls scaled by the
+ *   reference's profile; the reference times every root (dragonfly-64
+ *   Reduce 64 KiB, k-nomial k 7: drift windows 6.03, 6.61 and 6.61 us,
+ *   its reference 6.48), so a challenger is not held against one low draw.
+ * - Otherwise the window (a key without a reference: its settled time is
+ *   the radix probe's best window, the lowest of several, no surer). */
+double hyt_choice_reopen_time(double level, double t, double first);
 static inline int hyt_choice_done(const hyt_choice_t *c)
 {
     return c->next < 0;

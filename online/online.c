@@ -103,6 +103,8 @@ struct hyt_online_key {
     int k_run;              /* radix of the window in progress */
     int settled_k;          /* 0 until the first settle */
     double settled_t;
+    int settled_ref;        /* settled_t is a reference's mean over the whole rotation
+                             * (rotation_check), not a window's */
     uint64_t n;             /* calls of alg seen on this key */
     uint64_t hot;           /* the call after which the key is hot (HYTUNE_HOT_CALLS) */
     uint64_t window_from;   /* call that opens the start window */
@@ -114,6 +116,7 @@ struct hyt_online_key {
     uint64_t drift_every;   /* calls between drift windows, as last scheduled */
     int drift_checks, reprobes;
     int confirming;         /* a drift window was slow: the next one confirms */
+    double drift_first;     /* that slow window's time */
     hyt_probe_t probe;
     int window, nsamples, pending, misses;
     double *samples;        /* this rank's times of the window's calls (rooted
@@ -1026,6 +1029,7 @@ static void settle(struct hyt_online_key *o)
 {
     o->settled_k = o->probe.best_k;
     o->settled_t = o->probe.best_t;
+    o->settled_ref = 0;
     /* the settled k's own time: its latest window's (the latest window may
      * have measured another k) */
     settled_own(o);
@@ -1070,11 +1074,13 @@ static void rotation_check(struct hyt_online_key *o)
     if (o->best_mean < 0 || (o->cur == o->best_cand && o->settled_k == o->best_k) ||
         !hyt_choice_rotation_back(o->ref_mean, o->best_mean, o->probe.guard)) {
         o->settled_t = o->ref_mean; /* over the whole rotation, as the scaled windows */
+        o->settled_ref = 1;
         return;
     }
     restore_reference(o);
     o->settled_k = o->best_k;
     o->settled_t = o->best_mean;
+    o->settled_ref = 1;
     settled_own(o);
     schedule_drift(o);
 }
@@ -1138,6 +1144,12 @@ static void choice_done(struct hyt_online_key *o)
         schedule_drift(o);
         return;
     }
+    /* a reopening for a repaid set-up that another candidate wins, on one
+     * window against the incumbent's reference (reopen_time): its settle
+     * is checked over the whole rotation as the first search's is (a
+     * reference of its settled radix against the fastest so far) */
+    if (o->setup_reopen && o->settled_ref && o->reprobes == 0)
+        o->rot_checked = 0;
     o->setup_reopen = 0;
     /* a winner without a radix (one k in range) settles on its window */
     int budget = o->k_min < o->k_max
@@ -1192,8 +1204,18 @@ static void choice_window(struct hyt_online_key *o, double t, double s, int fell
     choice_next(o, next);
 }
 
+/* The reopened choice's incumbent time (hyt_choice_reopen_time): after
+ * a confirmed drift (first: its slow window) the mean of its two windows,
+ * else the settled radix's reference over the whole rotation where the key
+ * has one, else the drift window t; all agreed. */
+static double reopen_time(const struct hyt_online_key *o, double t, double first)
+{
+    return hyt_choice_reopen_time(o->settled_ref ? o->settled_t : -1, t, first);
+}
+
 /* Reopen the choice with the winner, at its settled radix, as the
- * incumbent, and the drift window t (spread s) its measurement. */
+ * incumbent, and time t (reopen_time; the drift window's spread s) its
+ * measurement. */
 static void choice_reopen(const hyt_comm_t *ctx, struct hyt_online_key *o, double t, double s)
 {
     o->cand[o->cur].k = o->settled_k;
@@ -1221,7 +1243,7 @@ static int setup_due(const hyt_comm_t *ctx, const struct hyt_online_key *o, doub
     hyt_choice_t ch;
     int cmap[HYT_CHOICE_MAX];
     choice_init(ctx, o, o->cur, &ch, cmap);
-    hyt_choice_feed(&ch, t, s);
+    hyt_choice_feed(&ch, reopen_time(o, t, -1), s);
     for (int c = 1; c < ch.n; c++)
         if (gated[cmap[c]] && ch.status[c] != HYT_CAND_SKIPPED &&
             hyt_choice_setup_repaid(&ch, c, ch.calls))
@@ -1238,6 +1260,7 @@ static void drift_window(const hyt_comm_t *ctx, struct hyt_online_key *o, double
          * probing, a neighbour's burst): a second window right away must
          * agree before probing restarts */
         o->confirming = 1;
+        o->drift_first = t;
         begin_window(o, ST_DRIFT, o->settled_k);
         return;
     }
@@ -1260,7 +1283,7 @@ static void drift_window(const hyt_comm_t *ctx, struct hyt_online_key *o, double
              * choice reopens as after a drift */
             o->setup_opens++;
             o->setup_reopen = 1;
-            choice_reopen(ctx, o, t, s);
+            choice_reopen(ctx, o, reopen_time(o, t, -1), s);
             return;
         }
         o->state = ST_SETTLED;
@@ -1273,7 +1296,7 @@ static void drift_window(const hyt_comm_t *ctx, struct hyt_online_key *o, double
         /* the choice reopens: the winner, at its settled radix, is the
          * incumbent, and the drift window its measurement */
         add_point(o, o->settled_k, PT_DRIFT, t);
-        choice_reopen(ctx, o, t, s);
+        choice_reopen(ctx, o, reopen_time(o, t, o->drift_first), s);
         return;
     }
     hyt_probe_start(&o->probe, o->settled_k, o->k_min, o->k_max, hyt_cfg.probe_min_gain,

@@ -10,7 +10,9 @@
  * predicts fastest; the radix headroom (a challenger seen at its radix
  * probe's first step too, never skipped on a prediction at one radix that
  * headroom could beat); the set-up gate (a candidate that would make
- * communicators waits until the key's calls could have repaid them). */
+ * communicators waits until the key's calls could have repaid them); the
+ * incumbent's time of a reopened choice (the settled reference, or a
+ * confirmed drift's two windows). */
 #include "online/choose.h"
 #include "online/probe.h"
 #include "test/check.h"
@@ -691,8 +693,47 @@ static void test_setup_gate(void)
     CHECK(j == -1 && c.best == 2, "the third wins: %d", c.best);
 }
 
+/* A reopened choice's incumbent time (hyt_choice_reopen_time), and what it
+ * decides: the dragonfly-64 Reduce 64 KiB loop's numbers (k-nomial k 7
+ * settled on its reference of 6.48 us, a passing drift window of 6.03;
+ * composition:2 7.19 us, at its step, k 4, 6.09). */
+static void test_reopen_time(void)
+{
+    CHECK(hyt_choice_reopen_time(6.48, 6.03, -1) == 6.48, "set-up reopening: the reference: %g",
+          hyt_choice_reopen_time(6.48, 6.03, -1));
+    CHECK(hyt_choice_reopen_time(-1, 6.03, -1) == 6.03 && hyt_choice_reopen_time(0, 6.03, 0) == 6.03,
+          "no reference: the window");
+    CHECK(hyt_choice_reopen_time(6.48, 10, 8) == 9 && hyt_choice_reopen_time(-1, 10, 8) == 9,
+          "confirmed drift: the mean of its two windows (the level is stale): %g",
+          hyt_choice_reopen_time(6.48, 10, 8));
+    /* the choice with each incumbent time: the challenger at its step (k 4)
+     * beats the reference by more than the guard, not the low window */
+    double pred[2] = {5.98, 6.17}, sd[2] = {1.62, 0};
+    int step[2] = {8, 4};
+    for (int ref = 0; ref < 2; ref++) {
+        hyt_choice_t c;
+        hyt_choice_start(&c, 2, pred, sd, GAIN);
+        hyt_choice_steps(&c, step);
+        int j = hyt_choice_feed(&c, hyt_choice_reopen_time(ref ? 6.48 : -1, 6.03, -1), 0);
+        CHECK(j == 1, "the composition is measured: %d", j);
+        j = hyt_choice_feed(&c, 7.19, 0);
+        CHECK(j == 1 && c.stepping, "and at its step: %d", j);
+        j = hyt_choice_feed(&c, 6.09, 0);
+        CHECK(j == -1 && c.best == (ref ? 1 : 0) && c.stepped[1] &&
+                  hyt_choice_radix(&c, c.best, 7) == (ref ? 4 : 7),
+              "against %s: winner %d", ref ? "the reference 6.48" : "the window 6.03", c.best);
+    }
+    /* a challenger within the guard of the reference keeps the incumbent */
+    hyt_choice_t c;
+    hyt_choice_start(&c, 2, pred, sd, GAIN);
+    hyt_choice_feed(&c, hyt_choice_reopen_time(6.48, 6.03, -1), 0);
+    hyt_choice_feed(&c, 6.40, 0);
+    CHECK(c.best == 0, "a tie with the reference keeps the incumbent: %d", c.best);
+}
+
 int main(void)
 {
+    test_reopen_time();
     test_setup_gate();
     test_headroom();
     test_root_shrink();
