@@ -1525,16 +1525,15 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
                                json_object_new_string(o->loop_timed ? "loop" : "per call"));
     if (o->period > 1)
         json_object_object_add(j, "root_period", json_object_new_int(o->period));
-    if (o->ref_on)
+    if (o->ref_on) {
         json_object_object_add(j, "root_reference_calls", json_object_new_int(o->ref_len));
-    if (o->ref_on)
         json_object_object_add(j, "root_references", json_object_new_int(o->refs));
-    if (o->ref_on)
         json_object_object_add(j, "root_reference_noise", json_object_new_double(o->ref_noise));
-    if (o->ref_on && o->nc > 1)
-        json_object_object_add(j, "rotation_checks", json_object_new_int(o->rot_checks));
-    if (o->ref_on && o->nc > 1)
-        json_object_object_add(j, "rotation_reverts", json_object_new_int(o->rot_reverts));
+        if (o->nc > 1) {
+            json_object_object_add(j, "rotation_checks", json_object_new_int(o->rot_checks));
+            json_object_object_add(j, "rotation_reverts", json_object_new_int(o->rot_reverts));
+        }
+    }
     json_object_object_add(j, "k_min", json_object_new_int(o->k_min));
     json_object_object_add(j, "k_max", json_object_new_int(o->k_max));
     json_object_object_add(j, "hot_calls", json_object_new_int64((int64_t)o->hot));
