@@ -11,8 +11,9 @@
  * (round_pt_t.min_reps: the whole job's points) takes one warm-up call, the
  * one that pays any setup, then repetitions until two in a row agree to
  * the clock's rounding (a deterministic simulator: more repeat them exactly)
- * or HYT_BENCH_MIN_REPS were made.  Every stop test uses reduced values, so
- * all ranks agree. */
+ * or HYT_BENCH_MIN_REPS were made; its first call slower than the point's
+ * stop_s (the time budget its caller has left) ends it there, cut.  Every
+ * stop test uses reduced values, so all ranks agree. */
 #include "offline/tune_bench.h"
 #include "offline/memory.h"
 #include "offline/mpich.h"
@@ -192,10 +193,11 @@ static int same_time(double a, double b)
 /* One attempt at a point: its time in us, or -1 if a call failed; *cut: it
  * was recorded after its second call, slower than cut_us (racing); *calls:
  * the calls made.  budget < 0: the fewest calls (one warm-up, repetitions
- * until two in a row are the same time, at most HYT_BENCH_MIN_REPS). */
+ * until two in a row are the same time, at most HYT_BENCH_MIN_REPS), a
+ * first call slower than stop_s seconds recorded cut. */
 static double bench_attempt(const tune_bench_t *bs, hyt_args_t *a, const cand_t *cd, MPI_Comm comm,
-                            double budget, double cut_us, int attempt, int *cut, double *spread,
-                            int *calls)
+                            double budget, double cut_us, double stop_s, int attempt, int *cut,
+                            double *spread, int *calls)
 {
     *cut = 0;
     *spread = 0;
@@ -205,6 +207,10 @@ static double bench_attempt(const tune_bench_t *bs, hyt_args_t *a, const cand_t 
     /* too slow to repeat: recorded as measured once (budget < 0: never) */
     if (first < 0 || (budget >= 0 && first > budget))
         return first < 0 ? -1 : first * 1e6;
+    if (budget < 0 && first > stop_s) { /* the caller's budget is spent */
+        *cut = 1;
+        return first * 1e6;
+    }
     int warmup = budget < 0 ? 1 : HYT_BENCH_WARMUP;
     for (int w = 1; w < warmup; w++) {
         double t = timed_call(bs, a, cd, comm, attempt, w);
@@ -282,7 +288,7 @@ static void scratch_check(tune_bench_t *bs, const hyt_al_point_t *pt, const cand
 }
 
 static point_result_t bench_point(tune_bench_t *bs, const hyt_al_point_t *pt, const cand_t *cd,
-                                  MPI_Comm comm, double budget, double cut_us)
+                                  MPI_Comm comm, double budget, double cut_us, double stop_s)
 {
     int p;
     PMPI_Comm_size(comm, &p);
@@ -298,7 +304,8 @@ static point_result_t bench_point(tune_bench_t *bs, const hyt_al_point_t *pt, co
         PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
         for (int attempt = 0; attempt < 2 && us < 0; attempt++) {
             int cut, calls;
-            us = bench_attempt(bs, &a, cd, comm, budget, cut_us, attempt, &cut, &r.spread, &calls);
+            us = bench_attempt(bs, &a, cd, comm, budget, cut_us, stop_s, attempt, &cut, &r.spread,
+                               &calls);
             r.tries = attempt + 1;
             r.cut = cut;
             r.calls += calls;
@@ -331,6 +338,7 @@ int hyt_tune_plan_rounds(const job_t *j, const hyt_al_t *al, const hyt_al_point_
         out[k].pt = pts[i];
         out[k].cut_us = hyt_al_cut_us(al, &pts[i]);
         out[k].min_reps = 0;
+        out[k].stop_s = HUGE_VAL;
         out[k++].first = start;
         used = start + pts[i].nodes;
     }
@@ -568,7 +576,8 @@ int hyt_tune_run_round(tune_bench_t *bs, const job_t *j, const cand_t *cands, in
         const cand_t *cd = hyt_tune_find_cand(cands, ncand, &r->pt);
         if (!cd) /* cannot happen: rank 0 chose from the same list */
             PMPI_Abort(MPI_COMM_WORLD, 2);
-        mine[color] = bench_point(bs, &r->pt, cd, sub, r->min_reps ? -1 : budget, r->cut_us);
+        mine[color] = bench_point(bs, &r->pt, cd, sub, r->min_reps ? -1 : budget, r->cut_us,
+                                  r->stop_s);
     }
     if (owned && sub != MPI_COMM_NULL)
         PMPI_Comm_free(&sub);

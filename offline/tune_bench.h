@@ -19,6 +19,9 @@ typedef struct round_pt {
     double cut_us; /* hyt_al_cut_us of the point */
     int min_reps;  /* 1: the fewest calls, whatever the budget: one warm-up, then repetitions
                     * until two in a row are the same time, at most HYT_BENCH_MIN_REPS */
+    double stop_s; /* min_reps: a first call slower than this (s) ends the point there,
+                    * recorded cut (no measurement: the caller's time budget is spent);
+                    * HUGE_VAL: never */
 } round_pt_t;
 
 /* Cached sub-communicators (tune_bench.c, sub_get): one per round layout

@@ -157,7 +157,7 @@ void hyt_tune_warm_start(coll_state_t *cs, const hyt_oracle_t *o)
 
 static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes);
 static void native_guard(tune_ctx_t *x, coll_state_t *cs, FILE *dump);
-static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump);
+static void measure_gains(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE *dump);
 
 /* Rank 0's loop for one collective; other ranks follow in hyt_tune_run_round.  Then
  * the rules, checked against native (native_guard). */
@@ -213,7 +213,8 @@ int hyt_tune_coll_root(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE *d
         progress_line(x, cs, t0, 0, 0, 1);
     if (build_rules(j, cs, t->max_bytes) == 0 && !t->no_guard) {
         native_guard(x, cs, t->exhaustive ? NULL : dump); /* a sweep's dump: the oracle */
-        measure_gains(x, cs, NULL); /* job-scale points are no shape of the oracle */
+        /* job-scale points are no shape of the oracle */
+        measure_gains(x, cs, deadline, NULL);
     }
     int zero = 0;
     PMPI_Bcast(&zero, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -297,10 +298,13 @@ static int build_rules(const job_t *j, coll_state_t *cs, uint64_t max_bytes)
 #define GUARD_MAX 4096
 
 /* Rank 0: measure n points (rounds of at most 1024), racing each against
- * cut_us[i] (HUGE_VAL: never cut); each is kept (meas_add) and dumped. */
-static void guard_measure(tune_ctx_t *x, coll_state_t *cs, round_pt_t *rp, const hyt_al_point_t *pts,
-                          const double *cut_us, int n, int min_reps, FILE *dump)
+ * cut_us[i] (HUGE_VAL: never cut); each is kept (meas_add) and dumped.
+ * min_reps: the fewest calls, a first call slower than stop_s seconds
+ * ending the point cut (round_pt_t).  The number of points cut. */
+static int guard_measure(tune_ctx_t *x, coll_state_t *cs, round_pt_t *rp, const hyt_al_point_t *pts,
+                         const double *cut_us, int n, int min_reps, double stop_s, FILE *dump)
 {
+    int ncut = 0;
     double us[1024], cost[1024], sp[1024];
     int round_end[1024], tries[1024], cut[1024];
     for (int done = 0; done < n;) {
@@ -309,6 +313,7 @@ static void guard_measure(tune_ctx_t *x, coll_state_t *cs, round_pt_t *rp, const
         for (int i = 0; i < m; i++) { /* hyt_tune_plan_rounds keeps the order */
             rp[i].cut_us = cut_us[done + i];
             rp[i].min_reps = min_reps;
+            rp[i].stop_s = stop_s;
         }
         for (int r = 0; r < nr; r++) {
             hyt_tune_run_round(&x->bench, &x->job, cs->cands, cs->ncand, rp + at, round_end[r] - at,
@@ -318,10 +323,12 @@ static void guard_measure(tune_ctx_t *x, coll_state_t *cs, round_pt_t *rp, const
         for (int i = 0; i < m; i++) {
             meas_add(cs, &rp[i].pt, us[i], sp[i], cut[i]);
             cs->guard_cost += cost[i];
+            ncut += cut[i] && us[i] >= 0;
             dump_batch(dump, cs, &rp[i].pt, &us[i], 1);
         }
         done += m;
     }
+    return ncut;
 }
 
 /* Native's cut time against a measured candidate (HUGE_VAL: none). */
@@ -430,7 +437,7 @@ static int guard_pass(tune_ctx_t *x, coll_state_t *cs, guard_buf_t *b, int nat,
             b->todo[m] = *pt;
             b->cut_us[m++] = cu;
         }
-        guard_measure(x, cs, b->rp, b->todo, b->cut_us, m, 0, dump);
+        guard_measure(x, cs, b->rp, b->todo, b->cut_us, m, 0, HUGE_VAL, dump);
     }
     /* verdicts per shape, then the rules rewritten */
     for (int s = 0; s < j->nshapes; s++) {
@@ -570,7 +577,13 @@ out:
  * communicator, and for the largest shape's rules, which serve the job's
  * larger communicators, at the first, middle and last of them on all the
  * job's nodes too (--tune-nodes).  Points the guard measured uncut serve.
- * All ranks run the rounds (hyt_tune_coll_follow). */
+ * The job's points, whose calls cost what the job's size costs, are
+ * measured one at a time within the collective's time budget (deadline):
+ * none is started once it is spent, or where the same candidate's previous
+ * point on the job took longer than what is left, and one whose first call
+ * takes longer than what is left ends there (cut); the rest are left
+ * unmeasured, said on one line, and their rules keep the gains measured
+ * on the shape.  All ranks run the rounds (hyt_tune_coll_follow). */
 #define GAIN_SIZES 8
 
 typedef struct gain_pt {
@@ -637,7 +650,38 @@ out:
     free(out);
 }
 
-static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
+/* Rank 0: the line saying which of the job's points jpts[0..mjob) were left
+ * (from mdone on) and why. */
+static void gains_left_line(const tune_ctx_t *x, const coll_state_t *cs,
+                            const hyt_al_point_t *jpts, int mjob, int mdone, const char *why)
+{
+    char left[256] = "";
+    size_t len = 0;
+    for (int q = mdone; q < mjob && len < sizeof left; q++) {
+        const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand, &jpts[q]);
+        char k[16] = "";
+        if (cd && cd->k)
+            snprintf(k, sizeof k, " k %d", cd->k);
+        int w = snprintf(left + len, sizeof left - len, "%s%s%s at %llu B", q > mdone ? ", " : "",
+                         cd ? cd->label : "?", k, (unsigned long long)jpts[q].bytes);
+        if (w < 0 || (size_t)w >= sizeof left - len) { /* cut at the last whole entry */
+            left[len] = '\0';
+            snprintf(left + len, sizeof left - len, ", ...");
+            break;
+        }
+        len += (size_t)w;
+    }
+    const tune_opts_t *t = x->opts;
+    char budget[96];
+    snprintf(budget, sizeof budget, "%s--timeout %g s",
+             t->ncolls + (t->nonblocking != 0) > 1 ? "this collective's share of " : "", t->timeout);
+    fprintf(stderr, "tune: %s: gains on the job's %d ranks: %d of %d points measured, left %s: "
+            "%s%s %s; those rules keep the gains measured on %d nodes\n",
+            hyt_coll_name((hyt_coll_t)cs->c), x->job.all_nodes * jpts[0].ppn, mdone, mjob, left,
+            why, budget, *why ? "left" : "spent", x->job.nodes);
+}
+
+static void measure_gains(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE *dump)
 {
     const job_t *j = &x->job;
     int nat = native_cat(cs);
@@ -700,12 +744,44 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
             }
         }
     }
-    guard_measure(x, cs, rp, todo, cut_us, m, 0, dump);
+    guard_measure(x, cs, rp, todo, cut_us, m, 0, HUGE_VAL, dump);
     /* on the whole job: the fewest calls (round_pt_t.min_reps), each call
      * there costs what the job's size costs (under SimGrid, MPI's own Scan
-     * at 256 ranks: a minute of simulation a call) */
+     * at 256 ranks: 8 minutes of CPU a call), one point at a time within
+     * the budget; jpts: in the order asked for */
     long calls0 = x->bench.calls;
-    guard_measure(x, cs, rp, todo + GUARD_MAX - mjob, cut_us + GUARD_MAX - mjob, mjob, 1, dump);
+    hyt_al_point_t *jpts = todo + GUARD_MAX - mjob;
+    for (int q = 0; q < mjob / 2; q++) {
+        hyt_al_point_t tp = jpts[q];
+        jpts[q] = jpts[mjob - 1 - q];
+        jpts[mjob - 1 - q] = tp;
+    }
+    double *jcost = cut_us + GUARD_MAX - mjob; /* each point's cost, once measured */
+    int mdone = 0;
+    char why[160] = "";
+    for (; mdone < mjob; mdone++) {
+        double now = PMPI_Wtime(), est = 0;
+        for (int q = 0; q < mdone; q++) /* the same candidate's previous point */
+            if (jpts[q].alg == jpts[mdone].alg && jpts[q].k == jpts[mdone].k)
+                est = jcost[q];
+        if (now >= deadline)
+            break;
+        if (now + est > deadline) {
+            snprintf(why, sizeof why, "the next one would take about %.3g s (its candidate's "
+                     "previous point on the job), more than the %.3g s of ", est, deadline - now);
+            break;
+        }
+        double c0 = cs->guard_cost, full = HUGE_VAL;
+        int stopped = guard_measure(x, cs, rp, &jpts[mdone], &full, 1, 1, deadline - now, dump);
+        jcost[mdone] = cs->guard_cost - c0;
+        if (stopped) {
+            meas_t mh;
+            const meas_t *mf = meas_find(cs, &jpts[mdone], &mh);
+            snprintf(why, sizeof why, "the first call of the next one took %.3g s, more than "
+                     "the %.3g s of ", mf ? mf->us * 1e-6 : 0.0, deadline - now);
+            break;
+        }
+    }
     for (int i = 0; i < n; i++) {
         hyt_tune_rule_t *ru = &cs->rules[g[i].s][g[i].r];
         int ppn = j->shapes[g[i].s][1];
@@ -719,8 +795,10 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, FILE *dump)
     }
     fprintf(stderr, "tune: %s: gains over native: %d sizes (%d of them on the job's %d nodes), "
             "%d points measured (%.3f s; %d on the job's nodes, %ld calls)\n",
-            hyt_coll_name((hyt_coll_t)cs->c), n, njob, j->all_nodes, m + mjob,
-            cs->guard_cost - cost0, mjob, x->bench.calls - calls0);
+            hyt_coll_name((hyt_coll_t)cs->c), n, njob, j->all_nodes, m + mdone,
+            cs->guard_cost - cost0, mdone, x->bench.calls - calls0);
+    if (mdone < mjob)
+        gains_left_line(x, cs, jpts, mjob, mdone, why);
     if (njob > 0)
         job_native(x, cs, g, n, nat);
 out:
