@@ -18,7 +18,11 @@
  * to US late at random, seeded), as an application's loop would have them.
  * rootstop:N: the root of Bcast and Reduce rotates up to call N, then stays
  * at N's (a key whose windows follow a rotating root must not wait for a
- * place of the root that no longer comes).
+ * place of the root that no longer comes).  barrier:N: one MPI_Barrier
+ * before call N, as an application's own synchronization inside the loop
+ * (a back-to-back loop of a rooted collective pipelines, and a barrier
+ * resets the pipeline's phase: docs/online.md "Where a cold start's cost
+ * goes").
  *
  * Rank 0 prints the table rule's shortlist for the size (offline and hybrid
  * mode with a table), the loop's time per call (simulated clock, from a
@@ -128,11 +132,11 @@ int main(int argc, char **argv)
     if (argc < 4) {
         if (rank == 0)
             fprintf(stderr, "usage: test_online_choose COLL COUNT CALLS [skew] "
-                            "[linear:US|random:US] [noncomm] [rootstop:N]\n");
+                            "[linear:US|random:US] [noncomm] [rootstop:N] [barrier:N]\n");
         MPI_Finalize();
         return 2;
     }
-    int c = hyt_coll_from_name(argv[1]), n = atoi(argv[2]), calls = atoi(argv[3]);
+    int c = hyt_coll_from_name(argv[1]), n = atoi(argv[2]), calls = atoi(argv[3]), barrier_at = -1;
     for (int a = 4; a < argc; a++) {
         if (strcmp(argv[a], "skew") == 0)
             skew_on = 1;
@@ -144,6 +148,8 @@ int main(int argc, char **argv)
             MPI_Op_create(int_sum, 0, &sum_op);
         else if (strncmp(argv[a], "rootstop:", 9) == 0)
             root_stop = atoi(argv[a] + 9);
+        else if (strncmp(argv[a], "barrier:", 8) == 0)
+            barrier_at = atoi(argv[a] + 8);
     }
     if (c != HYT_COLL_ALLREDUCE && c != HYT_COLL_BCAST && c != HYT_COLL_REDUCE &&
         c != HYT_COLL_ALLGATHER) {
@@ -181,6 +187,8 @@ int main(int argc, char **argv)
     long wrong = 0;
     double t_out[2] = {t0, t0}; /* when this rank left the first and the last call */
     for (int i = 0; i < calls; i++) {
+        if (i == barrier_at) /* one synchronization inside the loop, as an application's */
+            MPI_Barrier(MPI_COMM_WORLD);
         wrong += one_call((hyt_coll_t)c, n, i, in, out);
         t_out[i > 0] = MPI_Wtime();
     }
