@@ -104,6 +104,21 @@ write_atomic() {
     cat >"$_tmp" && mv -f "$_tmp" "$1"
 }
 
+# strip_shortlists TABLE OUT: TABLE without its rules' shortlists, written
+# atomically to OUT: hybrid mode with it tunes only the radix online (the
+# table's algorithm is final), the radix-only hybrid mode of the benchmarks
+strip_shortlists() {
+    python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+for sets in t["collectives"].values():
+    for s in sets:
+        for r in s["rules"]:
+            r.pop("shortlist", None)
+json.dump(t, open(sys.argv[2], "w"), indent=1)' "$1" "$2.tmp.$$" && mv -f "$2.tmp.$$" "$2" ||
+        { rm -f "$2.tmp.$$"; return 1; }
+}
+
 geomean() {
     awk '$1 > 0 { s += log($1); n++ } END { if (n) printf "%.4f\n", exp(s / n); else print "nan" }'
 }

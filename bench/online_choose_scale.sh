@@ -138,18 +138,6 @@ table_kmax() {
     echo "$_k"
 }
 
-# strip TABLE OUT: the table without its shortlists (radix-only hybrid mode)
-strip() {
-    python3 -c '
-import json, sys
-t = json.load(open(sys.argv[1]))
-for sets in t["collectives"].values():
-    for s in sets:
-        for r in s["rules"]:
-            r.pop("shortlist", None)
-json.dump(t, open(sys.argv[2], "w"), indent=1)' "$1" "$2"
-}
-
 # best_table TABLE COLL BYTES ALG K OUT: TABLE with the rule of COLL at BYTES
 # choosing ALG:K, the rest of its shortlist kept (the table already right)
 best_table() {
@@ -205,7 +193,7 @@ for config in "$@"; do
     hostfile "$nodes" "$ppn" >"$hf"
     kmax=$(table_kmax "$table")
     radix_table=$out/radix-only-$(basename "$table")
-    strip "$table" "$radix_table"
+    strip_shortlists "$table" "$radix_table" || die "cannot write $radix_table"
     for case in $cases; do
         coll=${case%%:*} count=${case#*:}
         C=$(echo "$coll" | tr a-z A-Z)

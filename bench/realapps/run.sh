@@ -7,7 +7,7 @@
 #
 # usage: sh bench/realapps/run.sh -s [APP=]SRC... -o OUTDIR [-a "is cg mg hpcg comd minife lulesh"]
 #            [-c CLASS] [-n RANKS] [-T RANKS] [-p "PLATFORM.xml..."]
-#            [-M "mpich native offline hybrid"]
+#            [-M "mpich native offline radix hybrid"]
 #   -s SRC    a source tree, repeatable: nas=SRC (the NAS tree: its top, holding
 #             NPB3.4-MPI/, or NPB3.4-MPI itself; a bare SRC means nas=SRC),
 #             hpcg=SRC (the HPCG tree's top), comd=SRC (the CoMD tree's top),
@@ -26,7 +26,7 @@
 #             shape serves the whole job; REALAPPS_TUNE_SHAPES=all tunes its
 #             power-of-two sub-scales too (`hytune tune --shapes`, docs/tuner.md)
 #   -p        platforms (default platforms/dragonfly-64.xml platforms/fattree-64.xml)
-#   -M        modes (default all four):
+#   -M        modes (default mpich native offline hybrid):
 #               mpich    HYTUNE_MODE=off: SimGrid's MPICH selection (the baseline)
 #               native   HYTUNE_MODE=offline with a table of MPI's own algorithm
 #                        everywhere: the baseline's calls timed per collective
@@ -36,6 +36,11 @@
 #                        search bounded by the tuner's k-max, which the table
 #                        carries (tuning.k_max; REALAPPS_PROBE_K_MAX sets
 #                        HYTUNE_PROBE_K_MAX instead)
+#               radix    hybrid with that table stripped of its rules'
+#                        shortlists (table-PLATFORM-radix.json): the table's
+#                        algorithm is final, only its radix is tuned online
+#                        (radix-only hybrid mode; hybrid also chooses among
+#                        each rule's shortlist on the application's calls)
 # Inputs: HPCG --nx=REALAPPS_HPCG_N (default 16) per rank in each direction,
 # --rt=0 (its quick path); CoMD a ranks grid i x j x k = RANKS, 4 unit cells
 # per rank in each direction, REALAPPS_COMD_STEPS steps (default 100), energy
@@ -62,7 +67,8 @@
 # per MPI entry point from hytune's statistics), tune-PLATFORM.log and
 # table-PLATFORM.json, speedup.csv, each run's directory run-PLATFORM-APP-MODE
 # (log, statistics, the application's own output files) and the summary
-# printed at the end.
+# printed at the end; with the radix mode, radix.csv (mpich, offline, radix
+# and hybrid side by side; speedup.csv keeps its columns).
 set -u
 HYT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$HYT_TOP/bench/lib.sh"
@@ -100,6 +106,11 @@ lulesh_s=${REALAPPS_LULESH_S:-8}
 lulesh_iters=${REALAPPS_LULESH_ITERS:-100}
 minife_n=${REALAPPS_MINIFE_N:-$(awk -v n="$np" 'BEGIN { printf "%d", 12 * exp(log(n) / 3) + 0.5 }')}
 [ -n "$out" ] || die "give -o OUTDIR"
+for mode in $modes; do
+    case $mode in mpich | native | offline | radix | hybrid) ;;
+    *) die "unknown mode \"$mode\" (valid: mpich native offline radix hybrid)" ;;
+    esac
+done
 nas_apps='' other_apps=''
 for a in $apps; do
     case $a in
@@ -342,7 +353,7 @@ for plat in $plats; do
     hf=$out/hostfile-$np
     hostfile "$np" 1 | write_atomic "$hf"
     table=$out/table-$pname.json
-    case " $modes " in *" offline "* | *" hybrid "*)
+    case " $modes " in *" offline "* | *" hybrid "* | *" radix "*)
         # the job script's first step: tune on the same ranks and platform
         trow=$out/tune-$pname.row
         # and the same tuner: a table another build wrote is tuned again
@@ -366,6 +377,9 @@ for plat in $plats; do
         fi
         ;;
     esac
+    case " $modes " in *" radix "*)
+        strip_shortlists "$table" "$out/table-$pname-radix.json" || die "cannot write $out/table-$pname-radix.json" ;;
+    esac
     for a in $apps; do
         case $a in
         hpcg) input="n$hpcg_n" ;; comd) input="steps$comd_steps" ;; minife) input="n$minife_n" ;;
@@ -380,14 +394,18 @@ for plat in $plats; do
             offline) set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r" ;;
             hybrid) set -- HYTUNE_MODE=hybrid "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r"
                 [ -z "$probe_kmax" ] || set -- "$@" "HYTUNE_PROBE_K_MAX=$probe_kmax" ;;
-            *) die "unknown mode \"$mode\" (valid: mpich native offline hybrid)" ;;
+            radix) set -- HYTUNE_MODE=hybrid "HYTUNE_TABLE=$out/table-$pname-radix.json" "HYTUNE_STATS=$stats.%r"
+                [ -z "$probe_kmax" ] || set -- "$@" "HYTUNE_PROBE_K_MAX=$probe_kmax" ;;
+            *) die "unknown mode \"$mode\" (valid: mpich native offline radix hybrid)" ;;
             esac
             log=$rdir/log
             # the run, as words: with REALAPPS_RESUME=1 a run directory holding
             # the same run, finished (its wall time written) is kept
             run="$* $np $plat $(app_cmd "$a")"
             # offline and hybrid: and the same table (one tuned again runs them again)
-            case $mode in offline | hybrid) run="$run table $(cksum <"$table")" ;; esac
+            case $mode in offline | hybrid) run="$run table $(cksum <"$table")" ;;
+            radix) run="$run table $(cksum <"$out/table-$pname-radix.json")" ;;
+            esac
             if [ "${REALAPPS_RESUME:-0}" = 1 ] && [ -s "$rdir/wall" ] && [ "$(cat "$rdir/run" 2>/dev/null)" = "$run" ]; then
                 progress "realapps: $pname $np ranks: $a $input ($mode): kept from an earlier run"
                 wall=$(cat "$rdir/wall")
@@ -440,6 +458,19 @@ awk -F, -v tfile="$tcsv" '
                 (m && h ? sprintf("%.4f", m / h) : ""), tune[f[1]], be
         }
     }' "$csv" | write_atomic "$out/speedup.csv"
+# radix-only hybrid beside offline and hybrid (speedup.csv keeps its columns)
+case " $modes " in *" radix "*)
+    awk -F, 'NR > 1 { k = $1 FS $2 FS $3 FS $4; t[k, $5] = $6; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+        function sp(m, x) { return m && x ? sprintf("%.4f", m / x) : "" }
+        END {
+            print "platform,ranks,app,input,mpich_s,offline_s,radix_s,hybrid_s,speedup_offline,speedup_radix,speedup_hybrid"
+            for (i = 1; i <= n; i++) {
+                k = order[i]; m = t[k, "mpich"]; o = t[k, "offline"]; r = t[k, "radix"]; h = t[k, "hybrid"]
+                printf "%s,%s,%s,%s,%s,%s,%s,%s\n", k, m, o, r, h, sp(m, o), sp(m, r), sp(m, h)
+            }
+        }' "$csv" | write_atomic "$out/radix.csv" ;;
+*) rm -f "$out/radix.csv" ;; # an earlier run's, into the same OUTDIR
+esac
 # rank 0's time in the application's collectives (hytune's statistics):
 # offline and hybrid against native (the same calls with MPI's own algorithms)
 awk -F, 'NR > 1 { k = $1 FS $2; s[k, $3] += $6; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
@@ -452,6 +483,10 @@ awk -F, 'NR > 1 { k = $1 FS $2; s[k, $3] += $6; if (!(k in seen)) { seen[k] = 1;
     }' "$ccsv" | write_atomic "$out/coll-speedup.csv"
 echo "== whole run (simulated s, computation off; hytune modes include its start-up and statistics), speedup over MPICH's selection"
 column -s, -t "$out/speedup.csv"
+if [ -f "$out/radix.csv" ]; then
+    echo "== offline, radix-only hybrid (radix) and hybrid, speedup over MPICH's selection"
+    column -s, -t "$out/radix.csv"
+fi
 echo "== tuning"
 column -s, -t "$tcsv"
 echo "== rank 0's time in the application's collectives (s), speedup over MPI's own algorithms"
