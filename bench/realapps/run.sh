@@ -402,7 +402,7 @@ for plat in $plats; do
             # the run, as words: with REALAPPS_RESUME=1 a run directory holding
             # the same run, finished (its wall time written) is kept
             run="$* $np $plat $(app_cmd "$a")"
-            # offline and hybrid: and the same table (one tuned again runs them again)
+            # offline, radix and hybrid: and the same table (one tuned again runs them again)
             case $mode in offline | hybrid) run="$run table $(cksum <"$table")" ;;
             radix) run="$run table $(cksum <"$out/table-$pname-radix.json")" ;;
             esac
