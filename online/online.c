@@ -1540,10 +1540,12 @@ void hyt_online_key_report(const hyt_key_t *key, FILE *out)
             (unsigned long long)o->probing_calls, o->overhead * 1e6, o->drift_checks, o->reprobes);
     if (o->rot_checks)
         fprintf(out, ", %d rotation checks (%d went back)", o->rot_checks, o->rot_reverts);
-    if (o->agree_alg && hyt_alg_has_radix(o->agree_alg))
-        fprintf(out, ", agreed by %s:k=%d (the table's Allreduce)", o->agree_alg->name, o->agree_k);
-    else if (o->agree_alg)
-        fprintf(out, ", agreed by %s (the table's Allreduce)", o->agree_alg->name);
+    if (o->agree_alg) {
+        fprintf(out, ", agreed by %s", o->agree_alg->name);
+        if (hyt_alg_has_radix(o->agree_alg))
+            fprintf(out, ":k=%d", o->agree_k);
+        fprintf(out, " (the table's Allreduce)");
+    }
     if (o->settled_call && o->drift_every)
         fprintf(out, ", drift check every %llu calls%s", (unsigned long long)o->drift_every,
                 hyt_cfg.drift_interval < 0 ? " (auto)" : "");

@@ -388,24 +388,22 @@ for plat in $plats; do
         for mode in $modes; do
             rdir=$out/run-$pname-$a-$mode
             stats=$rdir/stats
-            case $mode in
+            # the mode's table (radix: the tuned one without its shortlists)
+            mtable=$table
+            [ "$mode" != radix ] || mtable=$out/table-$pname-radix.json
+            case $mode in # (modes checked at the start)
             mpich) set -- HYTUNE_MODE=off ;;
             native) set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$native" "HYTUNE_STATS=$stats.%r" ;;
-            offline) set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r" ;;
-            hybrid) set -- HYTUNE_MODE=hybrid "HYTUNE_TABLE=$table" "HYTUNE_STATS=$stats.%r"
+            offline) set -- HYTUNE_MODE=offline "HYTUNE_TABLE=$mtable" "HYTUNE_STATS=$stats.%r" ;;
+            hybrid | radix) set -- HYTUNE_MODE=hybrid "HYTUNE_TABLE=$mtable" "HYTUNE_STATS=$stats.%r"
                 [ -z "$probe_kmax" ] || set -- "$@" "HYTUNE_PROBE_K_MAX=$probe_kmax" ;;
-            radix) set -- HYTUNE_MODE=hybrid "HYTUNE_TABLE=$out/table-$pname-radix.json" "HYTUNE_STATS=$stats.%r"
-                [ -z "$probe_kmax" ] || set -- "$@" "HYTUNE_PROBE_K_MAX=$probe_kmax" ;;
-            *) die "unknown mode \"$mode\" (valid: mpich native offline radix hybrid)" ;;
             esac
             log=$rdir/log
             # the run, as words: with REALAPPS_RESUME=1 a run directory holding
             # the same run, finished (its wall time written) is kept
             run="$* $np $plat $(app_cmd "$a")"
             # offline, radix and hybrid: and the same table (one tuned again runs them again)
-            case $mode in offline | hybrid) run="$run table $(cksum <"$table")" ;;
-            radix) run="$run table $(cksum <"$out/table-$pname-radix.json")" ;;
-            esac
+            case $mode in offline | hybrid | radix) run="$run table $(cksum <"$mtable")" ;; esac
             if [ "${REALAPPS_RESUME:-0}" = 1 ] && [ -s "$rdir/wall" ] && [ "$(cat "$rdir/run" 2>/dev/null)" = "$run" ]; then
                 progress "realapps: $pname $np ranks: $a $input ($mode): kept from an earlier run"
                 wall=$(cat "$rdir/wall")
