@@ -278,7 +278,7 @@ static int push_row(hyt_al_t *a, const hyt_al_point_t *p, double time_us)
 }
 
 /* A failed point is no training row: it is remembered so that its candidate
- * is never predicted best near its size (see hyt_al_predict). */
+ * is never predicted best near its size (see near_failed). */
 static int push_failed(hyt_al_t *a, const hyt_al_point_t *p)
 {
     if (a->nfailed == a->capfailed) {
@@ -298,17 +298,34 @@ static int push_failed(hyt_al_t *a, const hyt_al_point_t *p)
     return 0;
 }
 
-/* A size strictly within a factor of two of a failed point of the same
- * shape and candidate. */
-static int near_failed(const hyt_al_t *a, const hyt_al_point_t *p)
+/* Some grid point of p's shape and candidate was measured. */
+static int worked_at_shape(const hyt_al_t *a, const hyt_al_point_t *p)
 {
-    for (int i = 0; i < a->nfailed; i++) {
-        const hyt_al_point_t *f = &a->failed[i];
-        if (f->nodes == p->nodes && f->ppn == p->ppn && f->alg == p->alg && f->k == p->k &&
-            p->bytes < 2 * f->bytes && 2 * p->bytes > f->bytes)
+    for (int g = 0; g < a->ngrid; g++) {
+        const hyt_al_point_t *q = &a->grid[g];
+        if (a->nmeas[g] && q->nodes == p->nodes && q->ppn == p->ppn && q->alg == p->alg &&
+            q->k == p->k)
             return 1;
     }
     return 0;
+}
+
+/* A size strictly within a factor of two of a failed point of the same
+ * shape and candidate; or any size of a shape where the candidate failed
+ * and never worked (the points a budget cut left untried would otherwise
+ * be the model's guesses for a candidate that may fail everywhere there). */
+static int near_failed(const hyt_al_t *a, const hyt_al_point_t *p)
+{
+    int here = 0;
+    for (int i = 0; i < a->nfailed; i++) {
+        const hyt_al_point_t *f = &a->failed[i];
+        if (f->nodes != p->nodes || f->ppn != p->ppn || f->alg != p->alg || f->k != p->k)
+            continue;
+        if (p->bytes < 2 * f->bytes && 2 * p->bytes > f->bytes)
+            return 1;
+        here = 1;
+    }
+    return here && !worked_at_shape(a, p);
 }
 
 int hyt_al_add(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us, int n)

@@ -64,7 +64,8 @@ void hyt_al_free(hyt_al_t *a);
 /* Add already known measurements (warm start); they count as training data.
  * A negative time marks a failed benchmark: no training row, the point is
  * not chosen again, and its candidate is predicted HYT_AL_FAILED_US at sizes
- * within a factor of two of it (same shape), so no rule selects it there. */
+ * within a factor of two of it (same shape), and at every size of that shape
+ * while none of its points there was measured, so no rule selects it there. */
 int hyt_al_add(hyt_al_t *a, const hyt_al_point_t *pts, const double *time_us, int n);
 /* Choose the next batch (at most max points) into out; returns the count
  * (0: grid exhausted).  Pure function of the state and seed. */

@@ -110,7 +110,7 @@ static void report_faults(tune_ctx_t *x, coll_state_t *cs, const hyt_al_point_t 
                 pts[i].ppn, (unsigned long long)pts[i].bytes,
                 us[i] >= 0 ? "failed once, the retry succeeded"
                            : "failed twice, skipped (never chosen within a factor of 2 of this "
-                             "size at this shape)");
+                             "size at this shape, nor at any size there until one works)");
     }
 }
 

@@ -503,6 +503,71 @@ static void test_failed_points(void)
     hyt_al_free(a);
 }
 
+/* alg 1 fails at every size of shape 8 x 4 and works elsewhere. */
+static int measure_failing_shape(void *ctx, const hyt_al_point_t *pts, int n, const double *cut,
+                                 double *us, double *cost)
+{
+    int *failed = ctx;
+    (void)cut;
+    for (int i = 0; i < n; i++) {
+        int fail = pts[i].alg == 1 && pts[i].nodes == 8 && pts[i].ppn == 4;
+        us[i] = fail ? -1 : model(&pts[i]);
+        cost[i] = HYT_ORACLE_CALLS * 1e-6 * model(&pts[i]);
+        *failed += fail;
+    }
+    return 0;
+}
+
+/* A candidate that failed at a shape and was never measured there is
+ * predicted HYT_AL_FAILED_US at every size of that shape, not only near its
+ * failures (a search cut short leaves most of its sizes untried); once one
+ * of its points there works, only the failures' neighbourhoods stay out. */
+static void test_failed_shape(void)
+{
+    static hyt_al_point_t grid[4 * 3 * 15 * NCAND];
+    int ng = make_grid(grid);
+    hyt_al_opts_t o;
+    hyt_al_opts_default(&o);
+    o.bytes_gran = 4;
+    o.offgrid_every = 0;
+    hyt_al_t *a = hyt_al_new(grid, ng, &o);
+    CHECK(a != NULL, "al_new");
+    int failed = 0, rc = 0, it = 0;
+    while (rc == 0 && failed == 0 && it < 400) {
+        rc = hyt_al_step(a, measure_failing_shape, &failed);
+        it++;
+    }
+    CHECK(failed > 0, "no point of alg 1 at 8 x 4 chosen in %d iterations", it);
+    hyt_al_point_t q = {.nodes = 8, .ppn = 4, .alg = 1};
+    int far = 0;
+    for (uint64_t b = 4; b <= 65536; b *= 2) {
+        q.bytes = b;
+        double us;
+        CHECK(hyt_al_predict(a, &q, 1, &us) == 0, "predict");
+        CHECK(us == HYT_AL_FAILED_US, "8 x 4, %llu B: predicted %g", (unsigned long long)b, us);
+        far += us == HYT_AL_FAILED_US;
+    }
+    CHECK(far == 15, "%d of 15 sizes out", far);
+    q.nodes = 4; /* another shape is not affected */
+    double us;
+    hyt_al_predict(a, &q, 1, &us);
+    CHECK(us < HYT_AL_FAILED_US, "4 x 4: predicted %g", us);
+    /* one success at the shape: sizes away from the failures come back */
+    hyt_al_point_t ok = {.nodes = 8, .ppn = 4, .alg = 1, .bytes = 65536};
+    hyt_al_point_t f = {.nodes = 8, .ppn = 4, .alg = 1, .bytes = 4};
+    double t[2] = {model(&ok), -1}, c[2] = {1e-3, 1e-3};
+    hyt_al_point_t two[2] = {ok, f};
+    CHECK(hyt_al_update(a, two, t, c, 2) >= 0, "update");
+    q.nodes = 8;
+    q.bytes = 4;
+    hyt_al_predict(a, &q, 1, &us);
+    CHECK(us == HYT_AL_FAILED_US, "8 x 4, 4 B after a success elsewhere: %g", us);
+    q.bytes = 65536;
+    hyt_al_predict(a, &q, 1, &us);
+    CHECK(fabs(us - model(&q)) < 1e-9 * us, "8 x 4, 64 KiB measured: %g, want %g", us, model(&q));
+    hyt_al_free(a);
+}
+
 /* Racing: the cut is cut x the best measured time of the point's own group
  * (shape and size), and infinite without a measurement there or with the
  * option 0.  With the model's exact times the cut changes no
@@ -881,6 +946,7 @@ int main(void)
     test_remeasure();
     test_cut();
     test_failed_points();
+    test_failed_shape();
     test_rules_exact();
     test_midpoint();
     test_native_guard();
