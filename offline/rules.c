@@ -162,9 +162,15 @@ static int push_rule(hyt_tune_rule_t *out, int n, int max, hyt_tune_rule_t r)
     return n + 1;
 }
 
-int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules_verdict_t *v,
-                           int nv, int native_alg, uint64_t gran, hyt_rules_split_t split,
-                           hyt_tune_rule_t *out, int max, int *changed)
+/* Two verdicts that write the same thing. */
+static int same_verdict(const hyt_rules_verdict_t *a, const hyt_rules_verdict_t *b)
+{
+    return a->keep == b->keep && (a->keep || (a->alg == b->alg && a->k == b->k));
+}
+
+int hyt_rules_apply(const hyt_tune_rule_t *rules, int nr, const hyt_rules_verdict_t *v, int nv,
+                    uint64_t gran, hyt_rules_split_t split, hyt_tune_rule_t *out, int max,
+                    int *changed)
 {
     int n = 0;
     *changed = 0;
@@ -182,16 +188,17 @@ int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules
             continue;
         }
         ++*changed;
-        hyt_tune_rule_t nat = {.alg = native_alg, .us = -1}, own = rules[r];
         for (int i = first; i <= last && n >= 0; i++) {
             if (v[i].rule != r)
                 continue;
             int j = i + 1; /* the next verdict of this rule */
             while (j <= last && v[j].rule != r)
                 j++;
-            if (j <= last && v[j].keep == v[i].keep)
+            if (j <= last && same_verdict(&v[j], &v[i]))
                 continue;
-            hyt_tune_rule_t seg = v[i].keep ? own : nat;
+            hyt_tune_rule_t seg = rules[r];
+            if (!v[i].keep)
+                seg = (hyt_tune_rule_t){.alg = v[i].alg, .k = v[i].k, .us = -1};
             if (j > last) { /* the rule's last verdict: up to its own bound */
                 seg.bytes_max = rules[r].bytes_max;
             } else if (split == HYT_SPLIT_AT_KEEP) { /* the kept side ends at its verdict */
@@ -204,7 +211,6 @@ int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules
                     mid = v[j].bytes - gran;
                 seg.bytes_max = mid;
             }
-            seg.us = v[i].keep ? own.us : -1;
             n = push_rule(out, n, max, seg);
         }
     }

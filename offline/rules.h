@@ -60,11 +60,14 @@ int hyt_rules_guard_keep(double us_c, double sp_c, double us_n, double sp_n, int
 double hyt_rules_guard_cut_us(double us_c, double sp_c);
 
 /* A rule's verdict at one check size: 1 where its candidate won against
- * native (kept), 0 where native is kept. */
+ * native (kept), 0 where the candidate alg, k replaces it there (native,
+ * k 0, in the guard; on the whole job, also a challenger from the rule's
+ * shortlist). */
 typedef struct hyt_rules_verdict {
     int rule;        /* index into the rules it was checked for */
     uint64_t bytes;  /* check size */
     int keep;
+    int alg, k;      /* where not kept: the candidate written instead */
 } hyt_rules_verdict_t;
 
 /* Where the sizes between a kept verdict and a native one go. */
@@ -78,15 +81,17 @@ typedef enum {
 } hyt_rules_split_t;
 
 /* Rewrite rules with the verdicts (ascending bytes within each rule):
- * within a checked rule's range, the sizes between a native verdict and a
- * kept one are split as split says; native takes its side (native_alg,
- * k 0); unchecked rules stay; equal neighbours are merged; a rule keeps
- * only the measured gains within its (new) sizes.  Writes at most max
- * rules to out (out may not alias rules); returns the count, or -1.
- * *changed: the rules that lost at least one size to native. */
-int hyt_rules_apply_native(const hyt_tune_rule_t *rules, int nr, const hyt_rules_verdict_t *v,
-                           int nv, int native_alg, uint64_t gran, hyt_rules_split_t split,
-                           hyt_tune_rule_t *out, int max, int *changed);
+ * within a checked rule's range, the sizes between two verdicts that differ
+ * (kept, or the candidate written instead) are split as split says (with
+ * HYT_SPLIT_AT_KEEP the replacement takes them, the kept side ending at its
+ * verdict); a lost verdict's candidate (its alg, k; us -1, no gains) takes
+ * its side; unchecked rules stay; equal neighbours are merged; a rule keeps
+ * only the measured gains within its (new) sizes.  Writes at most max rules
+ * to out (out may not alias rules); returns the count, or -1.  *changed:
+ * the rules that lost at least one size. */
+int hyt_rules_apply(const hyt_tune_rule_t *rules, int nr, const hyt_rules_verdict_t *v, int nv,
+                    uint64_t gran, hyt_rules_split_t split, hyt_tune_rule_t *out, int max,
+                    int *changed);
 
 
 /* The model's standard deviation of n points (us), like hyt_rules_predict_fn;

@@ -452,12 +452,13 @@ static int guard_pass(tune_ctx_t *x, coll_state_t *cs, guard_buf_t *b, int nat,
             int keep = !(b->nofit[i] & 1) &&
                        hyt_rules_guard_keep(mc && !mc->cut ? mc->us : -1, mc ? mc->sp : 0,
                                             mn ? mn->us : -1, mn ? mn->sp : 0, mn && mn->cut);
-            b->v[nv++] = (hyt_rules_verdict_t){b->owner[i] % MAX_RULES, b->pts[2 * i].bytes, keep};
+            b->v[nv++] = (hyt_rules_verdict_t){b->owner[i] % MAX_RULES, b->pts[2 * i].bytes, keep,
+                                               nat, 0};
             p->native_sizes += !keep;
             p->new_native += !keep && !seen[i];
         }
-        int nr = hyt_rules_apply_native(cs->rules[s], cs->nrules[s], b->v, nv, nat, gran, split,
-                                        b->tmp, MAX_RULES, &ch);
+        int nr = hyt_rules_apply(cs->rules[s], cs->nrules[s], b->v, nv, gran, split, b->tmp,
+                                 MAX_RULES, &ch);
         if (nr > 0) {
             memcpy(cs->rules[s], b->tmp, (size_t)nr * sizeof *b->tmp);
             cs->nrules[s] = nr;
@@ -590,61 +591,177 @@ typedef struct gain_pt {
     int s, r;     /* shape, rule */
     int nodes;    /* where measured */
     uint64_t bytes;
+    int halg, hk; /* on the whole job: the rule's challenger (halg -1: none) */
 } gain_pt_t;
 
+static int cmp_gain(const void *pa, const void *pb)
+{
+    const hyt_gain_t *a = pa, *b = pb;
+    if (a->ranks != b->ranks)
+        return a->ranks < b->ranks ? -1 : 1;
+    return (a->bytes > b->bytes) - (a->bytes < b->bytes);
+}
+
+/* The gains of rules[0..nr), shape s's own or the job's set made from them:
+ * native's median minus the rule's candidate's at the points g[0..n) of
+ * shape s within the rule's sizes where both were measured in full, by
+ * ranks then bytes; none for a rule that runs MPI's own code.  A rule of
+ * the job's set that merged several may have more than HYT_GAINS_MAX: the
+ * scale with the most loses, one at a time, the size between its ends whose
+ * neighbours are nearest. */
+static void rule_gains(coll_state_t *cs, int s, int ppn, hyt_tune_rule_t *rules, int nr,
+                       const gain_pt_t *g, int n, int nat)
+{
+    hyt_gain_t ga[4 * HYT_GAINS_MAX];
+    for (int r = 0; r < nr; r++) {
+        hyt_tune_rule_t *ru = &rules[r];
+        uint64_t lo = r ? rules[r - 1].bytes_max + 1 : 0;
+        int na = 0;
+        ru->ngains = 0;
+        const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand,
+                                              &(hyt_al_point_t){.alg = ru->alg, .k = ru->k});
+        if (!cd || (cd->alg->flags & HYT_ALG_NATIVE))
+            continue;
+        for (int i = 0; i < n && na < 4 * HYT_GAINS_MAX; i++) {
+            if (g[i].s != s || g[i].bytes < lo || g[i].bytes > ru->bytes_max)
+                continue;
+            hyt_al_point_t pc = {g[i].nodes, ppn, g[i].bytes, ru->alg, ru->k},
+                           pn = {g[i].nodes, ppn, g[i].bytes, nat, 0};
+            meas_t bc, bn;
+            const meas_t *mc = meas_find(cs, &pc, &bc), *mn = meas_find(cs, &pn, &bn);
+            if (mc && mn && !mc->cut && !mn->cut) /* else failed: no gain there */
+                ga[na++] = (hyt_gain_t){g[i].nodes * ppn, g[i].bytes, mn->us - mc->us};
+        }
+        qsort(ga, (size_t)na, sizeof *ga, cmp_gain);
+        while (na > HYT_GAINS_MAX) {
+            int at = 0, len = 0; /* the longest run of one scale */
+            for (int i = 0, j; i < na; i = j) {
+                for (j = i; j < na && ga[j].ranks == ga[i].ranks;)
+                    j++;
+                if (j - i > len) {
+                    at = i;
+                    len = j - i;
+                }
+            }
+            if (len < 3) {
+                na = HYT_GAINS_MAX; /* more scales than the table holds: the largest go */
+                break;
+            }
+            int drop = at + 1; /* the size whose neighbours are nearest (ratio of bytes) */
+            for (int i = at + 2; i < at + len - 1; i++)
+                if ((double)ga[i + 1].bytes / ga[i - 1].bytes <
+                    (double)ga[drop + 1].bytes / ga[drop - 1].bytes)
+                    drop = i;
+            memmove(&ga[drop], &ga[drop + 1], (size_t)(na - drop - 1) * sizeof *ga);
+            na--;
+        }
+        memcpy(ru->gains, ga, (size_t)na * sizeof *ga);
+        ru->ngains = na;
+    }
+}
+
+/* Rank 0: the challenger of each of shape s's rules on the whole job: the
+ * first entry of its shortlist after its own that is not native (native is
+ * measured against the rule anyway), the algorithm the model predicts next
+ * there (ch[r].alg -1: none).  0, or -1 (out of memory). */
+static int rule_challengers(const tune_ctx_t *x, coll_state_t *cs, int s, int nat,
+                            hyt_al_point_t *ch)
+{
+    const char *names[256] = {NULL}; /* as the table names them (tune_out.c) */
+    for (int q = 0; q < cs->ncand; q++)
+        names[cs->cands[q].cat] = cs->cands[q].alg->name;
+    int nr = cs->nrules[s];
+    hyt_tune_rule_t *sl = malloc((size_t)nr * sizeof *sl);
+    if (!sl)
+        return -1;
+    memcpy(sl, cs->rules[s], (size_t)nr * sizeof *sl);
+    int rc = hyt_tune_shortlist(&x->job, cs, s, x->opts->max_bytes, names, sl, nr);
+    for (int r = 0; r < nr; r++) {
+        ch[r] = (hyt_al_point_t){.alg = -1};
+        for (int i = 1; rc == 0 && i < sl[r].nshort && ch[r].alg < 0; i++)
+            if (sl[r].shortlist[i].alg != nat)
+                ch[r] = (hyt_al_point_t){.alg = sl[r].shortlist[i].alg, .k = sl[r].shortlist[i].k};
+    }
+    free(sl);
+    return rc;
+}
+
 /* --tune-nodes: the largest shape's rules serve the job's larger
- * communicators.  Where native was faster than a rule's candidate on the
- * whole job by more than the noise (hyt_rules_guard_keep with the two
- * exchanged: native's median below the candidate's by more than
- * max(HYT_GUARD_MARGIN, two standard errors)), a copy of those rules with
- * native there (hyt_rules_apply_native: the midpoint decides between a
- * lost size and a kept one) becomes the job's own rule set, cs->job_rules;
- * the largest shape's set then serves up to its own nodes.  g[0..n): the
- * gain points (measure_gains), both sides measured. */
-static void job_native(tune_ctx_t *x, coll_state_t *cs, const gain_pt_t *g, int n, int nat)
+ * communicators.  At each size measured there, the rule's challenger
+ * (rule_challengers) takes the size where its median is below the rule's
+ * candidate's by more than the noise (hyt_rules_guard_keep: max(
+ * HYT_GUARD_MARGIN, two standard errors of the difference of both medians'
+ * logs)), and native takes it where its median is so below the better of
+ * the two.  Where either took a size, a copy of those rules with them there
+ * (hyt_rules_apply: the midpoint decides between two sizes that differ),
+ * its gains those of the candidates it writes, becomes the job's own rule
+ * set, cs->job_rules; the largest shape's set then serves up to its own
+ * nodes.  g[0..n): the gain points (measure_gains). */
+static void job_rules(tune_ctx_t *x, coll_state_t *cs, const gain_pt_t *g, int n, int nat)
 {
     const job_t *j = &x->job;
     hyt_rules_verdict_t *v = malloc((size_t)n * sizeof *v);
     hyt_tune_rule_t *out = malloc(MAX_RULES * sizeof *out);
-    int nv = 0, lost = 0, s = -1, changed = 0;
+    char took[MAX_RULES] = {0}; /* 1: native took a size of the rule, 2: its challenger */
+    int nv = 0, lost = 0, tried = 0, won = 0, s = -1, ppn = 0, changed = 0;
     if (!v || !out)
         goto out;
     for (int i = 0; i < n; i++) {
         if (g[i].nodes != j->all_nodes)
             continue;
         s = g[i].s; /* the largest shape: the only one measured on the whole job */
+        ppn = j->shapes[s][1];
         const hyt_tune_rule_t *ru = &cs->rules[s][g[i].r];
-        int ppn = j->shapes[s][1];
         hyt_al_point_t pc = {g[i].nodes, ppn, g[i].bytes, ru->alg, ru->k},
-                       pn = {g[i].nodes, ppn, g[i].bytes, nat, 0};
-        meas_t bc, bn;
-        const meas_t *mc = meas_find(cs, &pc, &bc), *mn = meas_find(cs, &pn, &bn);
+                       pn = {g[i].nodes, ppn, g[i].bytes, nat, 0},
+                       ph = {g[i].nodes, ppn, g[i].bytes, g[i].halg, g[i].hk};
+        meas_t bc, bn, bh;
+        const meas_t *mc = meas_find(cs, &pc, &bc), *mn = meas_find(cs, &pn, &bn),
+                     *mh = g[i].halg >= 0 ? meas_find(cs, &ph, &bh) : NULL;
         if (!mc || !mn || mc->cut || mn->cut)
             continue; /* failed: no verdict, the rule stays there */
-        int slower = hyt_rules_guard_keep(mn->us, mn->sp, mc->us, mc->sp, 0);
-        v[nv++] = (hyt_rules_verdict_t){g[i].r, g[i].bytes, !slower};
+        if (mh && mh->cut)
+            mh = NULL; /* left unmeasured (the budget) */
+        int better = mh && hyt_rules_guard_keep(mh->us, mh->sp, mc->us, mc->sp, 0);
+        const meas_t *mw = better ? mh : mc;
+        int slower = hyt_rules_guard_keep(mn->us, mn->sp, mw->us, mw->sp, 0);
+        v[nv++] = (hyt_rules_verdict_t){g[i].r, g[i].bytes, !slower && !better,
+                                        slower ? nat : g[i].halg, slower ? 0 : g[i].hk};
+        took[g[i].r] |= slower ? 1 : better ? 2 : 0;
         lost += slower;
+        tried += mh != NULL;
+        won += better;
     }
-    int nr = 0;
-    if (lost)
-        nr = hyt_rules_apply_native(cs->rules[s], cs->nrules[s], v, nv, nat, coll_gran(cs->c),
-                                    HYT_SPLIT_MID, out, MAX_RULES, &changed);
+    int nr = 0, nat_rules = 0, ch_rules = 0;
+    if (s >= 0 && nv > 0 && (lost || won))
+        nr = hyt_rules_apply(cs->rules[s], cs->nrules[s], v, nv, coll_gran(cs->c), HYT_SPLIT_MID,
+                             out, MAX_RULES, &changed);
+    for (int r = 0; nr > 0 && r < MAX_RULES; r++) {
+        nat_rules += (took[r] & 1) != 0;
+        ch_rules += (took[r] & 2) != 0;
+    }
     cs->job_measured = nv;
     cs->job_sizes = lost;
-    cs->job_changed = nr > 0 ? changed : 0;
+    cs->job_changed = nat_rules;
     if (nr > 0) {
+        rule_gains(cs, s, ppn, out, nr, g, n, nat); /* of the candidates written */
         cs->job_rules = out;
         cs->njob_rules = nr;
         cs->job_shape = s;
         out = NULL;
     }
-    char also[160] = "";
-    if (cs->job_rules)
-        snprintf(also, sizeof also, ": the job's own rule set, native there, serves its "
-                 "communicators above %d nodes", j->shapes[s][0]);
+    char also[2][160] = {"", ""};
+    for (int w = 0; w < 2 && cs->job_rules; w++)
+        if (w ? ch_rules : nat_rules)
+            snprintf(also[w], sizeof also[w], ": the job's own rule set, %s there, serves its "
+                     "communicators above %d nodes", w ? "the challenger" : "native",
+                     j->shapes[s][0]);
     fprintf(stderr, "tune: %s: on the job's %d nodes native is faster beyond the noise at %d of "
             "%d sizes, %d rules changed%s\n", hyt_coll_name((hyt_coll_t)cs->c), j->all_nodes,
-            lost, nv, cs->job_changed, also);
+            lost, nv, nat_rules, also[0]);
+    fprintf(stderr, "tune: %s: on the job's %d nodes a shortlist challenger is faster beyond the "
+            "noise at %d of %d sizes, %d rules changed%s\n", hyt_coll_name((hyt_coll_t)cs->c),
+            j->all_nodes, won, tried, ch_rules, also[1]);
 out:
     free(v);
     free(out);
@@ -691,6 +808,7 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE
     if (!cn)
         return;
     uint64_t gran = coll_gran(cs->c), sz[GAIN_SIZES];
+    hyt_al_point_t ch[MAX_RULES]; /* the largest shape's rules' challengers */
     gain_pt_t *g = malloc(GUARD_MAX / 2 * sizeof *g);
     hyt_al_point_t *todo = malloc(GUARD_MAX * sizeof *todo);
     double *cut_us = malloc(GUARD_MAX * sizeof *cut_us);
@@ -702,9 +820,10 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE
     for (int s = 0; s < j->nshapes; s++) {
         int nodes = j->shapes[s][0], ppn = j->shapes[s][1];
         int big = nodes == j->nodes && ppn == j->ppn && j->all_nodes > nodes;
+        if (big && rule_challengers(x, cs, s, nat, ch) != 0)
+            goto out;
         for (int r = 0; r < cs->nrules[s]; r++) {
             hyt_tune_rule_t *ru = &cs->rules[s][r];
-            ru->ngains = 0;
             /* MPI's own code (native, or an MPICH algorithm by MPI_T) needs
              * no private duplicate: nothing to credit */
             const cand_t *cd = hyt_tune_find_cand(cs->cands, cs->ncand,
@@ -715,20 +834,30 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE
                                            shape_top(cs, nodes, ppn), gran, sz, GAIN_SIZES);
             for (int scale = 0; scale < 1 + big; scale++) {
                 int at = scale ? j->all_nodes : nodes;
-                for (int i = 0; i < ns && n < GUARD_MAX / 2; i++) {
-                    /* on the whole job: the first, middle and last sizes */
-                    if (scale && i != 0 && i != ns - 1 && i != ns / 2)
+                for (int i = 0; i < ns && n < GUARD_MAX / 2 && m + mjob + 3 <= GUARD_MAX; i++) {
+                    /* on the whole job: the first, middle and last sizes;
+                     * at those, the rule's challenger too, on both scales
+                     * (the gains of the job's set where it takes them) */
+                    int three = i == 0 || i == ns - 1 || i == ns / 2;
+                    if (scale && !three)
                         continue;
-                    hyt_al_point_t pc = {at, ppn, sz[i], ru->alg, ru->k}, pn = {at, ppn, sz[i], nat, 0};
+                    hyt_al_point_t pc = {at, ppn, sz[i], ru->alg, ru->k}, pn = {at, ppn, sz[i], nat, 0},
+                                   ph = {at, ppn, sz[i], big && three ? ch[r].alg : -1,
+                                         big && three ? ch[r].k : 0};
                     if (!hyt_tune_cand_ok(cd, cs->c, at, ppn, sz[i]) ||
                         !hyt_tune_size_fits(cs->mem, cs->c, cd, at * ppn, sz[i]) ||
                         !hyt_tune_size_fits(cs->mem, cs->c, cn, at * ppn, sz[i]))
                         continue;
-                    g[n++] = (gain_pt_t){s, r, at, sz[i]};
+                    const cand_t *chd = ph.alg >= 0 ? hyt_tune_find_cand(cs->cands, cs->ncand, &ph) : NULL;
+                    if (!chd || !hyt_tune_cand_ok(chd, cs->c, at, ppn, sz[i]) ||
+                        !hyt_tune_size_fits(cs->mem, cs->c, chd, at * ppn, sz[i]))
+                        ph.alg = -1;
+                    g[n++] = (gain_pt_t){s, r, at, sz[i], ph.alg, ph.k};
                     njob += scale;
-                    for (int side = 0; side < 2; side++) {
+                    /* the rule's candidate, native, its challenger */
+                    for (int side = 0; side < 2 + (ph.alg >= 0); side++) {
                         meas_t mh;
-                        const hyt_al_point_t *p = side ? &pn : &pc;
+                        const hyt_al_point_t *p = side == 2 ? &ph : side ? &pn : &pc;
                         const meas_t *had = meas_find(cs, p, &mh);
                         int dup = 0; /* already asked for here */
                         for (int q = 0; q < m + mjob && !dup; q++)
@@ -782,17 +911,8 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE
             break;
         }
     }
-    for (int i = 0; i < n; i++) {
-        hyt_tune_rule_t *ru = &cs->rules[g[i].s][g[i].r];
-        int ppn = j->shapes[g[i].s][1];
-        hyt_al_point_t pc = {g[i].nodes, ppn, g[i].bytes, ru->alg, ru->k},
-                       pn = {g[i].nodes, ppn, g[i].bytes, nat, 0};
-        meas_t bc, bn;
-        const meas_t *mc = meas_find(cs, &pc, &bc), *mn = meas_find(cs, &pn, &bn);
-        if (!mc || !mn || mc->cut || mn->cut || ru->ngains >= HYT_GAINS_MAX)
-            continue; /* failed: no gain there */
-        ru->gains[ru->ngains++] = (hyt_gain_t){g[i].nodes * ppn, g[i].bytes, mn->us - mc->us};
-    }
+    for (int s = 0; s < j->nshapes; s++)
+        rule_gains(cs, s, j->shapes[s][1], cs->rules[s], cs->nrules[s], g, n, nat);
     fprintf(stderr, "tune: %s: gains over native: %d sizes (%d of them on the job's %d nodes), "
             "%d points measured (%.3f s; %d on the job's nodes, %ld calls)\n",
             hyt_coll_name((hyt_coll_t)cs->c), n, njob, j->all_nodes, m + mdone,
@@ -800,7 +920,7 @@ static void measure_gains(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE
     if (mdone < mjob)
         gains_left_line(x, cs, jpts, mjob, mdone, why);
     if (njob > 0)
-        job_native(x, cs, g, n, nat);
+        job_rules(x, cs, g, n, nat);
 out:
     free(g);
     free(todo);

@@ -33,9 +33,10 @@ typedef struct coll_state {
     hyt_tune_rule_t (*rules)[MAX_RULES];
     int nrules[64];
     /* rank 0, --tune-nodes: the job's own rule set, the largest shape's
-     * (job_shape) with native where native beat a rule on the whole job by
-     * more than the noise (NULL: none such, the largest shape's serve it);
-     * the sizes measured there, those native won and the rules changed */
+     * (job_shape) with the rule's challenger (its shortlist's next) or
+     * native where either beat the rule on the whole job by more than the
+     * noise (NULL: none such, the largest shape's serve it); the sizes
+     * measured there, those native won and the rules it changed */
     hyt_tune_rule_t *job_rules;
     int njob_rules, job_shape, job_measured, job_sizes, job_changed;
     double guard_cost;  /* benchmark seconds of the native guard's points */

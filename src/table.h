@@ -48,8 +48,9 @@ typedef struct hyt_tune_coll {
 
 /* hytune tune --tune-nodes on the whole job (docs/tuner.md item 8): the
  * sizes at which the largest shape's rules were measured against native
- * there, those where native was faster beyond the noise, and the rules
- * the job's own rule set changed to native there.  Written as
+ * there, those where native was faster beyond the noise (than the rule, or
+ * its challenger where that was faster), and the rules the job's own rule
+ * set changed to native there.  Written as
  * "tuning": {"job_native": {nodes, measured, sizes, rules}}; nodes 0: not
  * written. */
 typedef struct hyt_tune_job_native {

@@ -680,11 +680,11 @@ static void test_native_guard(void)
     CHECK(hyt_rules_check_sizes(r, 3, 2, 4096, 4, sz, 64) == 0, "a rule above top is not checked");
     /* rule 1 loses at its two smallest sizes, rule 2 everywhere: native up to the
      * midpoint between 1452 and 2048 (1752), rule 1 to 6144, native beyond */
-    hyt_rules_verdict_t v[] = {{1, 1028, 0}, {1, 1452, 0}, {1, 2048, 1}, {1, 6144, 1},
-                               {2, 6148, 0}, {2, 16384, 0}};
+    hyt_rules_verdict_t v[] = {{1, 1028, 0, 0, 0}, {1, 1452, 0, 0, 0}, {1, 2048, 1, 0, 0},
+                               {1, 6144, 1, 0, 0}, {2, 6148, 0, 0, 0}, {2, 16384, 0, 0, 0}};
     hyt_tune_rule_t out[8];
     int changed = -1;
-    n = hyt_rules_apply_native(r, 3, v, 6, 0, 4, HYT_SPLIT_MID, out, 8, &changed);
+    n = hyt_rules_apply(r, 3, v, 6, 4, HYT_SPLIT_MID, out, 8, &changed);
     CHECK(n == 3 && changed == 2, "rewritten: %d rules, %d changed", n, changed);
     CHECK(n == 3 && out[0].alg == 0 && out[0].bytes_max == 1752 && out[1].alg == 3 &&
               out[1].k == 4 && out[1].bytes_max == 6144 && out[2].alg == 0 &&
@@ -695,7 +695,7 @@ static void test_native_guard(void)
     /* split at the kept verdicts: native up to 2044 (rule 1's first kept
      * size is 2048), rule 1 to 6144, native beyond; every edge of rule 1 a
      * measured win */
-    n = hyt_rules_apply_native(r, 3, v, 6, 0, 4, HYT_SPLIT_AT_KEEP, out, 8, &changed);
+    n = hyt_rules_apply(r, 3, v, 6, 4, HYT_SPLIT_AT_KEEP, out, 8, &changed);
     CHECK(n == 3 && changed == 2 && out[0].alg == 0 && out[0].bytes_max == 2044 &&
               out[1].alg == 3 && out[1].bytes_max == 6144 && out[2].alg == 0 &&
               out[2].bytes_max == UINT64_MAX,
@@ -704,13 +704,13 @@ static void test_native_guard(void)
           out[1].alg);
     /* a rule kept at its low edge and lost at its high one ends at its kept
      * size: rule 1 kept at 1028 and 4096, lost at 6144 */
-    hyt_rules_verdict_t vh[] = {{1, 1028, 1}, {1, 4096, 1}, {1, 6144, 0}};
-    n = hyt_rules_apply_native(r, 3, vh, 3, 0, 4, HYT_SPLIT_AT_KEEP, out, 8, &changed);
+    hyt_rules_verdict_t vh[] = {{1, 1028, 1, 0, 0}, {1, 4096, 1, 0, 0}, {1, 6144, 0, 0, 0}};
+    n = hyt_rules_apply(r, 3, vh, 3, 4, HYT_SPLIT_AT_KEEP, out, 8, &changed);
     CHECK(n == 4 && changed == 1 && out[1].alg == 3 && out[1].bytes_max == 4096 &&
               out[2].alg == 0 && out[2].bytes_max == 6144,
           "high edge lost, split at the kept verdict: %d rules, %llu", n,
           (unsigned long long)out[1].bytes_max);
-    n = hyt_rules_apply_native(r, 3, vh, 3, 0, 4, HYT_SPLIT_MID, out, 8, &changed);
+    n = hyt_rules_apply(r, 3, vh, 3, 4, HYT_SPLIT_MID, out, 8, &changed);
     CHECK(n == 4 && changed == 1 && out[1].bytes_max == 5120 && out[2].alg == 0 &&
               out[2].bytes_max == 6144,
           "high edge lost, midpoint: %d rules, %llu", n, (unsigned long long)out[1].bytes_max);
@@ -721,14 +721,30 @@ static void test_native_guard(void)
     rg[1].ngains = 2;
     rg[1].gains[0] = (hyt_gain_t){64, 1028, 2.0};
     rg[1].gains[1] = (hyt_gain_t){64, 4096, 3.0};
-    n = hyt_rules_apply_native(rg, 3, v, 6, 0, 4, HYT_SPLIT_MID, out, 8, &changed);
+    n = hyt_rules_apply(rg, 3, v, 6, 4, HYT_SPLIT_MID, out, 8, &changed);
     CHECK(n == 3 && out[1].ngains == 1 && out[1].gains[0].bytes == 4096 && out[0].ngains == 0,
           "gains of the cut rule: %d", n == 3 ? out[1].ngains : -1);
     /* every verdict kept: the rules are unchanged */
     for (int i = 0; i < 6; i++)
         v[i].keep = 1;
-    n = hyt_rules_apply_native(r, 3, v, 6, 0, 4, HYT_SPLIT_MID, out, 8, &changed);
+    n = hyt_rules_apply(r, 3, v, 6, 4, HYT_SPLIT_MID, out, 8, &changed);
     CHECK(n == 3 && changed == 0 && same_rules(out, r, 3), "all kept: %d rules", n);
+    /* on the whole job a lost size goes to its verdict's candidate: rule 1
+     * loses 1028 and 4096 B to its challenger (alg 7 k 2), which takes up to
+     * the midpoint 5120 (one segment), kept at 6144; rule 2 loses 6148 B to
+     * native and 16384 to alg 3 k 4: two replacements, split at their
+     * midpoint (11268) */
+    hyt_rules_verdict_t vc[] = {{1, 1028, 0, 7, 2}, {1, 4096, 0, 7, 2}, {1, 6144, 1, 0, 0},
+                                {2, 6148, 0, 0, 0}, {2, 16384, 0, 3, 4}};
+    n = hyt_rules_apply(r, 3, vc, 5, 4, HYT_SPLIT_MID, out, 8, &changed);
+    CHECK(n == 5 && changed == 2 && out[0].alg == 0 && out[0].bytes_max == 1024 &&
+              out[1].alg == 7 && out[1].k == 2 && out[1].bytes_max == 5120 && out[1].us < 0 &&
+              out[2].alg == 3 && out[2].k == 4 && out[2].bytes_max == 6144 && out[2].us == 2 &&
+              out[3].alg == 0 && out[3].bytes_max == 11268 && out[4].alg == 3 && out[4].k == 4 &&
+              out[4].bytes_max == UINT64_MAX,
+          "challengers and native: %d rules, %d changed, %llu/%d %llu/%d %llu/%d", n, changed,
+          (unsigned long long)out[1].bytes_max, out[1].alg, (unsigned long long)out[2].bytes_max,
+          out[2].alg, (unsigned long long)out[3].bytes_max, out[3].alg);
     /* verdicts: a win beyond 3% is kept, within it native stays */
     CHECK(hyt_rules_guard_keep(96, 0, 100, 0, 0) == 1, "4%% faster: kept");
     CHECK(hyt_rules_guard_keep(98, 0, 100, 0, 0) == 0, "2%% faster: native");

@@ -12,19 +12,45 @@
  * the job's own, after a set bounded at the shape's nodes; at every size
  * where a rule of that bounded set has a gain at RANKS, the unbounded set
  * chooses that rule's own algorithm where the gain is >= 0, and native or
- * that algorithm where it is negative; native at least once, where the
- * bounded set keeps its kernel (its own communicators keep their win).
- * Usage: test_tune_load [-j RANKS [-n]] FILE COLL... */
+ * that algorithm where it is negative, or the rule's challenger (the first
+ * entry of its shortlist after its own that is not native) where that was
+ * measured faster: its gain at RANKS there above the rule's, the rule's
+ * algorithm in its shortlist; native at least once, where the bounded set
+ * keeps its kernel (its own communicators keep their win).  With -c: the
+ * same, a challenger at least once (-n -c: both).
+ * Usage: test_tune_load [-j RANKS [-n] [-c]] FILE COLL... */
 #include "src/hyt.h"
 #include "test/check.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* -n: the job's own set against the set bounded at the tuned shape. */
-static void check_job_native(const hyt_table_t *t, hyt_coll_t c, int job, const char *name)
+/* The challenger the tuner measures a rule against on the whole job: the
+ * first entry of its shortlist after its own that is not native (NULL:
+ * none). */
+static const hyt_cand_t *challenger(const hyt_rule_t *ru)
+{
+    for (int q = 1; q < ru->nshort; q++)
+        if (!(ru->shortlist[q].alg->flags & HYT_ALG_NATIVE))
+            return &ru->shortlist[q];
+    return NULL;
+}
+
+/* The gain of rule ru measured at (ranks, bytes), or NAN. */
+static double gain_at(const hyt_rule_t *ru, int ranks, uint64_t bytes)
+{
+    for (int g = 0; g < ru->ngains; g++)
+        if (ru->gains[g].ranks == ranks && ru->gains[g].bytes == bytes)
+            return ru->gains[g].us;
+    return NAN;
+}
+
+/* -n, -c: the job's own set against the set bounded at the tuned shape. */
+static void check_job_set(const hyt_table_t *t, hyt_coll_t c, int job, int want_native,
+                          int want_chal, const char *name)
 {
     int n = t->nsets[c];
     CHECK(n >= 2, "%s: %d rule sets, want the tuned shape's and the job's own", name, n);
@@ -34,42 +60,57 @@ static void check_job_native(const hyt_table_t *t, hyt_coll_t c, int job, const 
     CHECK(own->nodes_max == INT32_MAX && shape->nodes_max < t->platform_nodes,
           "%s: sets bounded at %d and %d nodes, want the shape's nodes then none", name,
           shape->nodes_max, own->nodes_max);
-    int lost = 0, points = 0;
+    int lost = 0, taken = 0, compared = 0, points = 0;
     for (int r = 0; r < shape->nrules; r++) {
         const hyt_rule_t *ru = &shape->rules[r];
+        const hyt_cand_t *ch = challenger(ru);
         for (int g = 0; g < ru->ngains; g++) {
             const hyt_gain_t *ga = &ru->gains[g];
             if (ga->ranks != job)
                 continue;
             const hyt_rule_t *jr = hyt_rules_lookup(own, ga->bytes);
             int same = jr->alg == ru->alg && jr->k == ru->k,
-                native = (jr->alg->flags & HYT_ALG_NATIVE) != 0;
+                native = (jr->alg->flags & HYT_ALG_NATIVE) != 0,
+                chal = !same && ch && jr->alg == ch->alg && jr->k == ch->k;
             points++;
-            CHECK(same || (ga->us < 0 && native), "%s: %llu B: the job's set chooses %s, the "
-                  "shape's %s with a gain of %g us on %d ranks", name,
+            CHECK(same || (ga->us < 0 && native) || chal, "%s: %llu B: the job's set chooses "
+                  "%s, the shape's %s with a gain of %g us on %d ranks", name,
                   (unsigned long long)ga->bytes, jr->alg->name, ru->alg->name, ga->us, job);
-            lost += native && !same && hyt_rules_lookup(shape, ga->bytes) == ru;
+            if (chal) { /* measured faster there (where the table kept that gain), the
+                         * rule kept in its shortlist */
+                double gj = gain_at(jr, job, ga->bytes);
+                int listed = 0;
+                for (int q = 1; q < jr->nshort; q++)
+                    listed |= jr->shortlist[q].alg == ru->alg;
+                CHECK((isnan(gj) || gj > ga->us) && listed, "%s: %llu B: the job's set's %s has "
+                      "a gain of %g us on %d ranks against the shape's %s's %g, %s in its "
+                      "shortlist", name, (unsigned long long)ga->bytes, jr->alg->name, gj, job,
+                      ru->alg->name, ga->us, listed ? "that" : "not");
+                compared += !isnan(gj);
+            }
+            int shape_rule = hyt_rules_lookup(shape, ga->bytes) == ru;
+            lost += native && !same && shape_rule;
+            taken += chal && shape_rule;
         }
     }
-    CHECK(points > 0 && lost > 0, "%s: native at %d of the %d sizes measured on %d ranks, want "
-          "at least one", name, lost, points, job);
+    CHECK(points > 0 && (!want_native || lost > 0) && (!want_chal || (taken > 0 && compared > 0)),
+          "%s: native at %d and a challenger at %d of the %d sizes measured on %d ranks (%d with "
+          "its gain), want %s at least once", name, lost, taken, points, job, compared,
+          want_native && want_chal ? "each" : want_native ? "native" : "a challenger");
 }
 
 int main(int argc, char **argv)
 {
-    int job = 0, job_native = 0;
+    int job = 0, job_native = 0, job_chal = 0;
     if (argc > 2 && !strcmp(argv[1], "-j")) {
         job = atoi(argv[2]);
         argv += 2;
         argc -= 2;
-        if (argc > 1 && !strcmp(argv[1], "-n")) {
-            job_native = 1;
-            argv++;
-            argc--;
-        }
+        for (; argc > 1 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-c")); argv++, argc--)
+            *(argv[1][1] == 'n' ? &job_native : &job_chal) = 1;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s [-j RANKS [-n]] TABLE COLLECTIVE...\n", argv[0]);
+        fprintf(stderr, "usage: %s [-j RANKS [-n] [-c]] TABLE COLLECTIVE...\n", argv[0]);
         return 2;
     }
     char err[1024];
@@ -121,8 +162,8 @@ int main(int argc, char **argv)
               "algorithm has native_us", argv[i], kernel_rules);
         CHECK(!job || !kernel_rules || with_gains, "%s: none of its %d rules choosing a "
               "hytune algorithm has gains", argv[i], kernel_rules);
-        if (job_native && c >= 0)
-            check_job_native(t, (hyt_coll_t)c, job, argv[i]);
+        if ((job_native || job_chal) && c >= 0)
+            check_job_set(t, (hyt_coll_t)c, job, job_native, job_chal, argv[i]);
         /* the whole job's shape must be covered */
         CHECK(c >= 0 && hyt_table_match(t, (hyt_coll_t)c, t->platform_nodes, t->platform_ppn),
               "%s: no set for the job's own shape", argv[i]);
