@@ -320,6 +320,42 @@ int hyt_rules_shortlist(hyt_rules_predict_fn predict, void *ctx, hyt_rules_sprea
     return rc;
 }
 
+int hyt_rules_shortlist_job(hyt_tune_rule_t *r, uint64_t lo, uint64_t bytes_top,
+                            const hyt_rules_jobm_t *m, int n)
+{
+    uint64_t hi = r->bytes_max < bytes_top ? r->bytes_max : bytes_top;
+    double at = log2((double)rule_size(lo, hi < lo ? lo : hi));
+    int keep = 1, dropped = 0;
+    for (int q = 1; q < r->nshort; q++) {
+        int measured = 0, slower = 1, near = -1;
+        for (int i = 0; i < n; i++) {
+            if (m[i].q != q || !(m[i].us_r > 0) || !(m[i].us_q > 0))
+                continue;
+            measured = 1;
+            slower &= hyt_rules_guard_keep(m[i].us_r * (1 + HYT_SHORTLIST_MARGIN), m[i].sp_r,
+                                           m[i].us_q, m[i].sp_q, 0);
+            if (near < 0 || fabs(log2((double)m[i].bytes) - at) <
+                                fabs(log2((double)m[near].bytes) - at))
+                near = i;
+        }
+        if (measured && slower) {
+            dropped++;
+            continue;
+        }
+        hyt_tune_cand_t e = r->shortlist[q];
+        if (near >= 0 && r->us > 0) {
+            const hyt_rules_jobm_t *b = &m[near];
+            e.us = r->us * b->us_q / b->us_r;
+            e.sd = e.us * sqrt(b->sp_r * b->sp_r + b->sp_q * b->sp_q);
+        }
+        r->shortlist[keep++] = e;
+    }
+    r->nshort = r->nshort < 1 ? r->nshort : keep;
+    if (r->nshort > 2)
+        qsort(r->shortlist + 1, (size_t)r->nshort - 1, sizeof *r->shortlist, cmp_cand_us);
+    return dropped;
+}
+
 int hyt_tune_write_atomic(const char *path, const char *text, char *err, size_t errlen)
 {
     hyt_file_out_t out;

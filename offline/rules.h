@@ -117,6 +117,30 @@ int hyt_rules_shortlist(hyt_rules_predict_fn predict, void *ctx, hyt_rules_sprea
                         const char *const *names, int native, uint64_t bytes_top,
                         hyt_tune_rule_t *rules, int nr);
 
+/* A shortlist entry (q >= 1) of a rule of the job's own set measured on
+ * the whole job (--tune-nodes) next to the rule's own candidate at one
+ * size: both medians (us) and the standard errors of their logs (sp). */
+typedef struct hyt_rules_jobm {
+    int q;
+    uint64_t bytes;
+    double us_r, sp_r; /* the rule's own candidate */
+    double us_q, sp_q; /* the entry */
+} hyt_rules_jobm_t;
+
+/* Rule r of the job's own set (its shortlist from the model at the search's
+ * shape, by hyt_rules_shortlist; lo its first size, bytes_top as there) with
+ * the measurements m[0..n) of its entries on the whole job: an entry whose
+ * median there is above the rule's times 1 + HYT_SHORTLIST_MARGIN by more
+ * than the noise (hyt_rules_guard_keep) at every size it was measured
+ * leaves the shortlist (the online choice never measures it); another entry
+ * measured there carries the measurement at the size nearest the one the
+ * shortlist predicts at: its predicted time the rule's own times the
+ * measured ratio (the model's scale, as the other entries and the rule's
+ * own), its spread that time times the standard error of the ratio's log;
+ * entries stay sorted by predicted time.  Returns the entries dropped. */
+int hyt_rules_shortlist_job(hyt_tune_rule_t *r, uint64_t lo, uint64_t bytes_top,
+                            const hyt_rules_jobm_t *m, int n);
+
 /* A new communicator's cost as a function of its size (docs/memory.md):
  * us[i] measured at ranks[i] (n points, ranks >= 1), fitted by least
  * squares as a + b x for x = ranks and for x = log2 ranks; out gets the form

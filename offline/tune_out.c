@@ -107,17 +107,21 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
                 j->shapes[s][0], j->shapes[s][1], cs[i].nrules[s], cs[i].rules[s], names + i * 256,
                 j->setup_us[s], j->setup_fit[s]};
         }
-        /* --tune-nodes: the job's own set, where native beat the largest
-         * shape's rules on the whole job (that shape then serves up to its
-         * own nodes: sets are written by nodes ascending) */
+        /* --tune-nodes: the job's own set, where native or a challenger
+         * beat the largest shape's rules on the whole job (that shape then
+         * serves up to its own nodes: sets are written by nodes ascending);
+         * its shortlists carry the whole job's measurements */
         int s = cs[i].job_shape;
         if (cs[i].job_rules && colls[i].nsets < 64) {
-            if (hyt_tune_shortlist(j, &cs[i], s, t->max_bytes, names + i * 256, cs[i].job_rules,
-                                   cs[i].njob_rules) != 0) {
+            int dropped = 0;
+            if (hyt_tune_job_shortlist(j, &cs[i], t->max_bytes, names + i * 256, &dropped) != 0) {
                 fprintf(stderr, "hytune tune: %s: out of memory; %s not written\n",
                         colls[i].name, t->out);
                 goto out;
             }
+            fprintf(stderr, "tune: %s: the job's own rule set: %d shortlist entries dropped "
+                    "(measured slower than their rule on the job's %d nodes beyond the noise and "
+                    "the margin)\n", colls[i].name, dropped, j->all_nodes);
             sets[i * 64 + colls[i].nsets++] = (hyt_tune_set_t){
                 j->all_nodes, j->shapes[s][1], cs[i].njob_rules, cs[i].job_rules,
                 names + i * 256, j->setup_us[s], j->setup_fit[s]};

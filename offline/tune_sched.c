@@ -945,6 +945,45 @@ int hyt_tune_shortlist(const job_t *j, coll_state_t *cs, int s, uint64_t max_byt
                                names, nat, shape_top(cs, nodes, ppn), rules, nr);
 }
 
+int hyt_tune_job_shortlist(const job_t *j, coll_state_t *cs, uint64_t max_bytes,
+                           const char *const *names, int *dropped)
+{
+    int s = cs->job_shape, ppn = j->shapes[s][1], nr = cs->njob_rules;
+    hyt_tune_rule_t *rules = cs->job_rules;
+    *dropped = 0;
+    if (hyt_tune_shortlist(j, cs, s, max_bytes, names, rules, nr) != 0)
+        return -1;
+    uint64_t top = shape_top(cs, j->shapes[s][0], ppn);
+    hyt_rules_jobm_t m[256];
+    for (int r = 0; r < nr; r++) {
+        hyt_tune_rule_t *ru = &rules[r];
+        uint64_t lo = r ? rules[r - 1].bytes_max + 1 : 1;
+        int n = 0;
+        /* the sizes the rule's own candidate was measured at on the whole
+         * job (measure_gains), each entry measured there too */
+        for (int i = 0; i < cs->nmeas && n + HYT_TUNE_SHORTLIST <= 256; i++) {
+            const hyt_al_point_t *p = &cs->meas[i].pt;
+            if (p->nodes != j->all_nodes || p->ppn != ppn || p->alg != ru->alg || p->k != ru->k ||
+                p->bytes < lo || p->bytes > ru->bytes_max)
+                continue;
+            meas_t br, bq;
+            const meas_t *mr = meas_find(cs, p, &br);
+            for (int q = 1; q < ru->nshort && mr && !mr->cut; q++) {
+                hyt_al_point_t pq = {p->nodes, ppn, p->bytes, ru->shortlist[q].alg,
+                                     ru->shortlist[q].k};
+                const meas_t *mq = meas_find(cs, &pq, &bq);
+                int dup = 0; /* a point measured more than once: one size */
+                for (int e = 0; e < n && !dup; e++)
+                    dup = m[e].q == q && m[e].bytes == p->bytes;
+                if (mq && !mq->cut && !dup)
+                    m[n++] = (hyt_rules_jobm_t){q, p->bytes, mr->us, mr->sp, mq->us, mq->sp};
+            }
+        }
+        *dropped += hyt_rules_shortlist_job(ru, lo, top, m, n);
+    }
+    return 0;
+}
+
 int hyt_tune_setup_coll(tune_ctx_t *x, coll_state_t *cs, int c)
 {
     const tune_opts_t *t = x->opts;

@@ -68,8 +68,17 @@ int hyt_tune_coll_root(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE *d
 void hyt_tune_coll_follow(tune_ctx_t *x, coll_state_t *cs);
 
 /* Rank 0: the shortlists of rules[0..nr), shape s's final rules or the
- * job's own set (cs->job_rules, from shape s's).  0, or -1. */
+ * job's own set (cs->job_rules, from shape s's), from the model at shape
+ * s.  0, or -1. */
 int hyt_tune_shortlist(const job_t *j, coll_state_t *cs, int s, uint64_t max_bytes,
                        const char *const *names, hyt_tune_rule_t *rules, int nr);
+
+/* Rank 0, --tune-nodes: the shortlists of the job's own set
+ * (cs->job_rules): hyt_tune_shortlist's, then each entry measured on the
+ * whole job at its rule's sizes carries that measurement, and one slower
+ * there beyond the noise and the margin is dropped (hyt_rules_shortlist_job;
+ * *dropped: how many).  0, or -1. */
+int hyt_tune_job_shortlist(const job_t *j, coll_state_t *cs, uint64_t max_bytes,
+                           const char *const *names, int *dropped);
 
 #endif

@@ -8,8 +8,11 @@
 # for 65-2048 B (and 2-48 B) with Bruck k 4 next in its shortlist; on the 13
 # ranks Bruck k 4 is faster beyond the noise, so the job's own rule set takes
 # it there, the 4-node set keeps recursive multiplying, and the job's rule
-# keeps it in its shortlist and has Bruck's own gains (test_tune_load -c;
-# fails without the challenger: no job's own set).  Reduce: no challenger
+# has Bruck's own gains (test_tune_load -c; fails without the challenger: no
+# job's own set).  Recursive multiplying, slower than Bruck on the 13 ranks
+# beyond the noise and the shortlist margin at each size measured, is not in
+# the job's rule's shortlist (test_tune_load -d; fails where the job's
+# shortlists come from the 4-node model alone).  Reduce: no challenger
 # wins on the 13 ranks, and the table has the 4-node set alone, serving
 # every communicator (fails if a challenger within the noise changed it).
 set -u
@@ -34,7 +37,11 @@ grep -Eq "^tune: allgather: on the job's 13 nodes a shortlist challenger is fast
 grep -Eq "^tune: reduce: on the job's 13 nodes a shortlist challenger is faster beyond the noise at 0 of [1-9][0-9]* sizes, 0 rules changed$" "$d/log" &&
     grep -Eq "^tune: reduce: on the job's 13 nodes native is faster beyond the noise at 0 of [1-9][0-9]* sizes, 0 rules changed$" "$d/log" ||
     fail "reduce: a challenger or native changed a rule on the whole job"
-"$B/test/unit/test_tune_load" -j 13 -c "$d/t.json" allgather || fail "allgather: the job's own set"
+grep "the job's own rule set:" "$d/log"
+grep -Eq "^tune: allgather: the job's own rule set: [1-9][0-9]* shortlist entries dropped \(measured slower than their rule on the job's 13 nodes beyond the noise and the margin\)$" "$d/log" ||
+    fail "allgather: no shortlist entry dropped"
+! grep -q "^tune: reduce: the job's own rule set" "$d/log" || fail "reduce: a job's own rule set"
+"$B/test/unit/test_tune_load" -j 13 -c -d "$d/t.json" allgather || fail "allgather: the job's own set"
 "$B/test/unit/test_tune_load" -j 13 "$d/t.json" reduce || fail "reduce: the table"
 n=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["collectives"]["reduce"]; print(len(s), "nodes_max" in s[0])' "$d/t.json")
 [ "$n" = "1 False" ] || fail "reduce: sets (count, bounded) $n, want the 4-node set alone, unbounded"

@@ -380,6 +380,46 @@ static void test_shortlist(void)
     free(txt);
 }
 
+/* The job's own set's shortlist with the whole job's measurements: an
+ * entry slower than the rule beyond the noise and the margin at each size
+ * measured leaves it; one measured otherwise carries the ratio at the size
+ * nearest the one predicted at (here 2048 of 1-3000 B), re-sorted; an entry
+ * not measured keeps the model's time. */
+static void test_shortlist_job(void)
+{
+    hyt_tune_rule_t r = {.bytes_max = 3000, .alg = 1, .k = 2, .us = 10, .nshort = 4};
+    r.shortlist[0] = (hyt_tune_cand_t){1, 2, 10, 0.5};
+    r.shortlist[1] = (hyt_tune_cand_t){2, 4, 10.5, 1};   /* 1.5x at 64 B, 0.95x at 1024 B */
+    r.shortlist[2] = (hyt_tune_cand_t){0, 0, 11, 2};     /* 1.3x and 20x: dropped */
+    r.shortlist[3] = (hyt_tune_cand_t){3, 0, 10.8, 0.7}; /* not measured */
+    hyt_rules_jobm_t m[] = {{1, 64, 8, 0.01, 12, 0.01},   {1, 1024, 20, 0.01, 19, 0.02},
+                            {2, 64, 8, 0.01, 10.4, 0.01}, {2, 1024, 20, 0.01, 400, 0.01},
+                            {1, 16, 4, 0.01, -1, 0}};
+    int dropped = hyt_rules_shortlist_job(&r, 1, 4096, m, 5);
+    CHECK(dropped == 1 && r.nshort == 3 && r.shortlist[0].alg == 1 && r.shortlist[0].us == 10 &&
+              r.shortlist[1].alg == 2 && fabs(r.shortlist[1].us - 9.5) < 1e-9 &&
+              fabs(r.shortlist[1].sd - 9.5 * sqrt(0.0005)) < 1e-9 && r.shortlist[2].alg == 3 &&
+              r.shortlist[2].us == 10.8 && r.shortlist[2].sd == 0.7,
+          "job shortlist: %d dropped, %d entries, [1] alg %d us %g sd %g, [2] alg %d", dropped,
+          r.nshort, r.shortlist[1].alg, r.shortlist[1].us, r.shortlist[1].sd, r.shortlist[2].alg);
+    /* within the margin (1.08x) or the noise (1.15x, standard errors 0.05):
+     * kept, carrying its ratio */
+    r.nshort = 2;
+    r.shortlist[1] = (hyt_tune_cand_t){0, 0, 11, 2};
+    hyt_rules_jobm_t w[] = {{1, 2048, 10, 0.05, 11.5, 0.05}};
+    CHECK(hyt_rules_shortlist_job(&r, 1, 4096, w, 1) == 0 && r.nshort == 2 &&
+              fabs(r.shortlist[1].us - 11.5) < 1e-9,
+          "within the noise: %d entries, %g us", r.nshort, r.shortlist[1].us);
+    w[0].us_q = 10.8;
+    w[0].sp_r = w[0].sp_q = 0.001;
+    CHECK(hyt_rules_shortlist_job(&r, 1, 4096, w, 1) == 0 && r.nshort == 2,
+          "within the margin: %d entries", r.nshort);
+    /* a rule without a shortlist (the native guard's) stays without one */
+    r.nshort = 0;
+    CHECK(hyt_rules_shortlist_job(&r, 1, 4096, m, 5) == 0 && r.nshort == 0, "no shortlist: %d",
+          r.nshort);
+}
+
 /* The nonblocking section written with the table (src/table.c) reads back
  * as written: sets, bounds, rules, radixes and times. */
 static void test_table_nb(void)
@@ -969,6 +1009,7 @@ int main(void)
     test_table();
     test_table_nb();
     test_shortlist();
+    test_shortlist_job();
     test_setup_fit();
     return check_done("test_rules");
 }

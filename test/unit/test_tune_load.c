@@ -17,8 +17,11 @@
  * measured faster: its gain at RANKS there above the rule's, the rule's
  * algorithm in its shortlist; native at least once, where the bounded set
  * keeps its kernel (its own communicators keep their win).  With -c: the
- * same, a challenger at least once (-n -c: both).
- * Usage: test_tune_load [-j RANKS [-n] [-c]] FILE COLL... */
+ * same, a challenger at least once (-n -c: both).  The rule a challenger
+ * replaced stays in the job's rule's shortlist, or has left it where its
+ * algorithm was measured slower than the job's rule at each size of it on
+ * RANKS ranks; with -d it has left at least once.
+ * Usage: test_tune_load [-j RANKS [-n] [-c] [-d]] FILE COLL... */
 #include "src/hyt.h"
 #include "test/check.h"
 
@@ -48,9 +51,31 @@ static double gain_at(const hyt_rule_t *ru, int ranks, uint64_t bytes)
     return NAN;
 }
 
-/* -n, -c: the job's own set against the set bounded at the tuned shape. */
+/* 1 if the shape's rules choosing alg were measured on ranks ranks slower
+ * than jr, the job's own set's (own) rule there, at each size within jr's
+ * sizes where both have a gain (at least one). */
+static int slower_within(const hyt_rule_set_t *shape, const hyt_rule_set_t *own,
+                         const hyt_rule_t *jr, const hyt_alg_t *alg, int ranks)
+{
+    int n = 0;
+    for (int r = 0; r < shape->nrules; r++)
+        for (int g = 0; shape->rules[r].alg == alg && g < shape->rules[r].ngains; g++) {
+            const hyt_gain_t *ga = &shape->rules[r].gains[g];
+            double gj = ga->ranks == ranks && hyt_rules_lookup(own, ga->bytes) == jr
+                            ? gain_at(jr, ranks, ga->bytes)
+                            : NAN;
+            if (isnan(gj))
+                continue;
+            if (!(gj > ga->us))
+                return 0;
+            n++;
+        }
+    return n > 0;
+}
+
+/* -n, -c, -d: the job's own set against the set bounded at the tuned shape. */
 static void check_job_set(const hyt_table_t *t, hyt_coll_t c, int job, int want_native,
-                          int want_chal, const char *name)
+                          int want_chal, int want_drop, const char *name)
 {
     int n = t->nsets[c];
     CHECK(n >= 2, "%s: %d rule sets, want the tuned shape's and the job's own", name, n);
@@ -60,7 +85,7 @@ static void check_job_set(const hyt_table_t *t, hyt_coll_t c, int job, int want_
     CHECK(own->nodes_max == INT32_MAX && shape->nodes_max < t->platform_nodes,
           "%s: sets bounded at %d and %d nodes, want the shape's nodes then none", name,
           shape->nodes_max, own->nodes_max);
-    int lost = 0, taken = 0, compared = 0, points = 0;
+    int lost = 0, taken = 0, compared = 0, dropped = 0, points = 0;
     for (int r = 0; r < shape->nrules; r++) {
         const hyt_rule_t *ru = &shape->rules[r];
         const hyt_cand_t *ch = challenger(ru);
@@ -77,16 +102,18 @@ static void check_job_set(const hyt_table_t *t, hyt_coll_t c, int job, int want_
                   "%s, the shape's %s with a gain of %g us on %d ranks", name,
                   (unsigned long long)ga->bytes, jr->alg->name, ru->alg->name, ga->us, job);
             if (chal) { /* measured faster there (where the table kept that gain), the
-                         * rule kept in its shortlist */
+                         * rule kept in its shortlist unless measured slower */
                 double gj = gain_at(jr, job, ga->bytes);
                 int listed = 0;
                 for (int q = 1; q < jr->nshort; q++)
                     listed |= jr->shortlist[q].alg == ru->alg;
-                CHECK((isnan(gj) || gj > ga->us) && listed, "%s: %llu B: the job's set's %s has "
-                      "a gain of %g us on %d ranks against the shape's %s's %g, %s in its "
-                      "shortlist", name, (unsigned long long)ga->bytes, jr->alg->name, gj, job,
-                      ru->alg->name, ga->us, listed ? "that" : "not");
+                int slower = !listed && slower_within(shape, own, jr, ru->alg, job);
+                CHECK((isnan(gj) || gj > ga->us) && (listed || slower), "%s: %llu B: the job's "
+                      "set's %s has a gain of %g us on %d ranks against the shape's %s's %g, %s "
+                      "in its shortlist", name, (unsigned long long)ga->bytes, jr->alg->name, gj,
+                      job, ru->alg->name, ga->us, listed ? "that" : "not, nor slower at each size");
                 compared += !isnan(gj);
+                dropped += slower;
             }
             int shape_rule = hyt_rules_lookup(shape, ga->bytes) == ru;
             lost += native && !same && shape_rule;
@@ -97,20 +124,25 @@ static void check_job_set(const hyt_table_t *t, hyt_coll_t c, int job, int want_
           "%s: native at %d and a challenger at %d of the %d sizes measured on %d ranks (%d with "
           "its gain), want %s at least once", name, lost, taken, points, job, compared,
           want_native && want_chal ? "each" : want_native ? "native" : "a challenger");
+    CHECK(!want_drop || dropped > 0, "%s: the replaced rule, measured slower on %d ranks at each "
+          "size, left the job's rule's shortlist at %d of the %d sizes its challenger took, want "
+          "at least one", name, job, dropped, taken);
 }
 
 int main(int argc, char **argv)
 {
-    int job = 0, job_native = 0, job_chal = 0;
+    int job = 0, job_native = 0, job_chal = 0, job_drop = 0;
     if (argc > 2 && !strcmp(argv[1], "-j")) {
         job = atoi(argv[2]);
         argv += 2;
         argc -= 2;
-        for (; argc > 1 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-c")); argv++, argc--)
-            *(argv[1][1] == 'n' ? &job_native : &job_chal) = 1;
+        for (; argc > 1 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-c") ||
+                            !strcmp(argv[1], "-d"));
+             argv++, argc--)
+            *(argv[1][1] == 'n' ? &job_native : argv[1][1] == 'c' ? &job_chal : &job_drop) = 1;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: %s [-j RANKS [-n] [-c]] TABLE COLLECTIVE...\n", argv[0]);
+        fprintf(stderr, "usage: %s [-j RANKS [-n] [-c] [-d]] TABLE COLLECTIVE...\n", argv[0]);
         return 2;
     }
     char err[1024];
@@ -162,8 +194,8 @@ int main(int argc, char **argv)
               "algorithm has native_us", argv[i], kernel_rules);
         CHECK(!job || !kernel_rules || with_gains, "%s: none of its %d rules choosing a "
               "hytune algorithm has gains", argv[i], kernel_rules);
-        if ((job_native || job_chal) && c >= 0)
-            check_job_set(t, (hyt_coll_t)c, job, job_native, job_chal, argv[i]);
+        if ((job_native || job_chal || job_drop) && c >= 0)
+            check_job_set(t, (hyt_coll_t)c, job, job_native, job_chal, job_drop, argv[i]);
         /* the whole job's shape must be covered */
         CHECK(c >= 0 && hyt_table_match(t, (hyt_coll_t)c, t->platform_nodes, t->platform_ppn),
               "%s: no set for the job's own shape", argv[i]);
