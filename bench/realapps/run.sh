@@ -150,11 +150,16 @@ case " $other_apps " in *" lulesh "*)
 esac
 B=$(hyt_build_dir)
 [ -x "$B/bin/hytune-smpi" ] || die "no $B/bin/hytune-smpi: build hytune with SimGrid (./configure && make)"
-# a library older than hytune's sources would measure other code than the tree's
-stale=$(find "$HYT_TOP/src" "$HYT_TOP/algorithms" "$HYT_TOP/online" "$HYT_TOP/offline" \
+# a library or tuner older than hytune's sources would measure other code than the tree's;
+# offline/ and tools/ are the tuner's (hytune-smpi), not the library's, so make rebuilds only it
+stale=$(find "$HYT_TOP/src" "$HYT_TOP/algorithms" "$HYT_TOP/online" \
     "$HYT_TOP/topology" -name '*.[ch]' -newer "$B/lib/libhytune-smpi.a" 2>/dev/null | head -n 1)
 [ -f "$B/lib/libhytune-smpi.a" ] && [ -z "$stale" ] ||
     die "$B/lib/libhytune-smpi.a is missing or older than ${stale:-the sources}: run make (B=$B) first, so that the runs measure the sources of this tree"
+stale=$(find "$HYT_TOP/src" "$HYT_TOP/algorithms" "$HYT_TOP/online" "$HYT_TOP/offline" \
+    "$HYT_TOP/tools" "$HYT_TOP/topology" -name '*.[ch]' -newer "$B/bin/hytune-smpi" 2>/dev/null | head -n 1)
+[ -z "$stale" ] ||
+    die "$B/bin/hytune-smpi is older than $stale: run make (B=$B) first, so that the tuning runs the sources of this tree"
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 
