@@ -145,6 +145,11 @@ struct hyt_online_key {
     double ref_mean;        /* the reference's mean: its time */
     double ref_noise;       /* a call's noise over the mean, from the first reference
                              * (two rotations: hyt_probe_root_shrink); 0: none */
+    int window_noisy;       /* a radix window's calls when ref_noise needs more than
+                             * window_reg's (hyt_probe_noise_window; 0: none) */
+    int ext_n;              /* a radix window within the noise of the best, extended
+                             * (hyt_probe_noise_extend): its measured calls so far */
+    double ext_t;           /* and their time (sum of per-call times) */
     uint64_t ref_calls;     /* calls the references timed */
     int ref_len;            /* the reference window's calls (0: none) */
     int ref_phase;          /* 1 while the reference window runs */
@@ -167,6 +172,7 @@ struct hyt_online_key {
     int size;               /* the communicator's ranks (ref[]'s length) */
     int refs;               /* references timed */
     int window_reg;         /* the windows' calls after the reference */
+    int extended;           /* radix windows extended for the noise */
     int *roots;             /* roots of the window's calls (with a reference) */
     int cap;                /* calls samples, global and roots hold */
     int warm;               /* warm-started: the first search only verifies (one window) */
@@ -199,7 +205,7 @@ struct hyt_online_key {
     double *global;         /* their maxima over the ranks */
     /* overhead of the current probing segment: windows after its start one */
     double seg_sum_t;
-    int seg_windows;
+    long seg_calls;
     double overhead;        /* seconds: sum over probe calls of (t - settled t) */
     int npoints, points_dropped;
     point_t points[MAX_POINTS];
@@ -481,6 +487,11 @@ static void begin_window(struct hyt_online_key *o, state_t st, int k)
 {
     o->state = st;
     o->k_run = k;
+    /* on a key with a reference (not one in progress), the regular window,
+     * or the rest of a radix window extended for the noise (up to
+     * window_noisy's measured calls, with a fill call of its own) */
+    if (o->ref_on && !o->ref_phase)
+        o->window = st == ST_PROBE && o->ext_n > 0 ? o->window_noisy - o->ext_n : o->window_reg;
     o->nsamples = 0;
     o->own_sum = 0;
     o->pending = 0;
@@ -964,8 +975,16 @@ static double agree(hyt_comm_t *ctx, struct hyt_online_key *o, double *spread, i
         /* the noise of one call: from the roots timed twice (the variance
          * of a difference is twice a call's), else as the key's first
          * reference measured it relative to its mean */
-        if (nd > 0)
+        if (nd > 0) {
             o->ref_noise = o->ref_mean > 0 ? sqrt(dd / (2.0 * nd)) / o->ref_mean : 0;
+            /* the radix probe's windows, long enough for that noise
+             * (within a reference's calls, which the buffers hold) */
+            int wn = hyt_probe_noise_window(o->window_reg, o->period > 1 ? o->period : 1,
+                                            o->fill, o->ref_noise, hyt_cfg.probe_min_gain,
+                                            o->ref_len);
+            o->window_noisy = wn > o->window_reg ? wn : 0;
+            o->ext_n = 0;
+        }
         double nv = o->ref_noise * o->ref_mean;
         hyt_probe_root_shrink(o->ref, ctx->size, nv * nv, nd > 0 ? 2 : 1);
         o->ref_calls += (uint64_t)n;
@@ -1069,9 +1088,9 @@ static void settle(struct hyt_online_key *o)
     /* the settled k's own time: its latest window's (the latest window may
      * have measured another k) */
     settled_own(o);
-    o->overhead += o->seg_sum_t - o->seg_windows * o->window * o->settled_t;
+    o->overhead += o->seg_sum_t - (double)o->seg_calls * o->settled_t;
     o->seg_sum_t = 0;
-    o->seg_windows = 0;
+    o->seg_calls = 0;
     if (!o->settled_call)
         o->settled_call = o->n;
     o->last_settle = o->n;
@@ -1124,11 +1143,33 @@ static void rotation_check(struct hyt_online_key *o)
 /* One global window time t (relative spread s) of radix k, while probing. */
 static void probe_window(struct hyt_online_key *o, int k, double t, double s, point_kind_t kind)
 {
-    add_point(o, k, kind, t);
     if (kind == PT_PROBE) {
         o->seg_sum_t += t * o->window;
-        o->seg_windows++;
+        o->seg_calls += o->window;
     }
+    /* A noisy key (window_noisy): a radix window within the noise of its
+     * calls' mean from the best goes on at the same radix until its calls
+     * are window_noisy's (hyt_probe_noise_extend); its time is then the
+     * mean over all its calls, and its spread theirs over the square root
+     * of their count.  Every input is agreed. */
+    int meas = o->window - o->fill;
+    if (kind == PT_PROBE && o->window_noisy > 0 && meas > 0) {
+        if (o->ext_n > 0) {
+            t = (o->ext_t + t * meas) / (o->ext_n + meas);
+            s /= sqrt((double)(o->ext_n + meas));
+            o->ext_n = 0;
+            o->ext_t = 0;
+        } else if (hyt_probe_noise_extend(t, o->probe.best_t, o->ref_noise,
+                                          hyt_cfg.probe_min_gain, meas,
+                                          o->window_noisy - o->fill)) {
+            o->ext_n = meas;
+            o->ext_t = t * meas;
+            o->extended++;
+            begin_window(o, ST_PROBE, k);
+            return;
+        }
+    }
+    add_point(o, k, kind, t);
     int next = hyt_probe_feed_noisy(&o->probe, t, s);
     hyt_debug(HYT_TOPIC_ONLINE, "%s %s window k=%d: %.3f us, spread %.1f%%, noise guard %.1f%%",
               hyt_coll_name(o->alg->coll), o->alg->name, k, t * 1e6, 100 * s,
@@ -1230,7 +1271,7 @@ static void choice_window(struct hyt_online_key *o, double t, double s, int fell
     add_point(o, o->k_run, PT_CHOICE, fell_back ? -1 : t);
     if (o->choice.windows > 0 && !fell_back) { /* the first window runs what would run anyway */
         o->seg_sum_t += t * o->window;
-        o->seg_windows++;
+        o->seg_calls += o->window;
     }
     o->choice.calls = (double)o->n;
     int next = fell_back ? hyt_choice_unsupported(&o->choice) : hyt_choice_feed(&o->choice, t, s);
@@ -1473,9 +1514,13 @@ static const char *timing_name(const struct hyt_online_key *o)
     char ref[128] = "";
     if (o->ref_on) {
         int tn = (int)lround(1000 * (o->ref_noise < 9.999 ? o->ref_noise : 9.999));
-        snprintf(ref, sizeof ref,
-                 ", scaled by %d-call references of the root's rotation: %d, noise %d.%d%%",
-                 o->ref_len, o->refs, tn / 10, tn % 10);
+        int n = snprintf(ref, sizeof ref,
+                         ", scaled by %d-call references of the root's rotation: %d, noise %d.%d%%",
+                         o->ref_len, o->refs, tn / 10, tn % 10);
+        if (o->window_noisy > 0 && n > 0 && (size_t)n < sizeof ref)
+            snprintf(ref + n, sizeof ref - (size_t)n,
+                     ", radix windows within the noise to %d calls: %d", o->window_noisy - o->fill,
+                     o->extended);
     }
     if (o->period > 1)
         snprintf(buf, sizeof buf, " (%s, root period %d: %d-call windows%s)", t, o->period,
@@ -1571,6 +1616,10 @@ void hyt_online_key_json(const hyt_key_t *key, struct json_object *obj)
         json_object_object_add(j, "root_reference_calls", json_object_new_int(o->ref_len));
         json_object_object_add(j, "root_references", json_object_new_int(o->refs));
         json_object_object_add(j, "root_reference_noise", json_object_new_double(o->ref_noise));
+        json_object_object_add(j, "radix_window_noise_calls",
+                               json_object_new_int(o->window_noisy > 0 ? o->window_noisy - o->fill
+                                                                       : 0));
+        json_object_object_add(j, "radix_windows_extended", json_object_new_int(o->extended));
         if (o->nc > 1) {
             json_object_object_add(j, "rotation_checks", json_object_new_int(o->rot_checks));
             json_object_object_add(j, "rotation_reverts", json_object_new_int(o->rot_reverts));

@@ -498,6 +498,34 @@ int hyt_probe_root_window(int w, int period, int fill)
     return fill + m * period;
 }
 
+int hyt_probe_noise_window(int len, int period, int fill, double noise, double guard, int cap)
+{
+    if (!(noise > 0) || !(guard > 0) || len < 1)
+        return len;
+    if (period < 1)
+        period = 1;
+    if (fill < 0 || fill >= len)
+        fill = 0;
+    double need = ceil((noise / guard) * (noise / guard) - 1e-9);
+    if (need <= len - fill)
+        return len;
+    double m = ceil(need / period);
+    double most = cap > fill ? floor((double)(cap - fill) / period) : 0;
+    if (m > most)
+        m = most;
+    double n = fill + m * period;
+    return n > len ? (int)n : len;
+}
+
+int hyt_probe_noise_extend(double t, double best, double noise, double guard, int measured,
+                           int want)
+{
+    if (!(measured > 0 && measured < want && best > 0 && t > 0 && noise > 0))
+        return 0;
+    double d = t / best - 1;
+    return d >= -guard && d < noise / sqrt((double)measured);
+}
+
 double hyt_probe_window_periodic(double *g, int n, int fill, int period, double *spread)
 {
     if (fill > 0 && n > fill) {

@@ -150,6 +150,35 @@ double hyt_probe_window_periodic(double *g, int n, int fill, int period, double 
  * the noise, make).  Returns lambda (1 and ref unchanged with noise_var
  * 0 or fewer than 2 roots seen). */
 double hyt_probe_root_shrink(double *ref, int p, double noise_var, int reps);
+/* A key whose reference measured a call's noise (ref_noise, relative to the
+ * mean) well above the guard cannot rank radixes a few percent apart on
+ * windows of a period's calls: under random arrival of up to 25 us,
+ * dragonfly-64 Bcast 1 MiB by kring, a call's noise is 8.7% of its mean
+ * (a window of four calls: 4.35%), a window of k 8 reads 56.78 us in one
+ * run and 47.43 in another, a loop fixed at k 8 takes 51.5 a call, and
+ * k 4's reference is 55.2: whether one window of k 8 beats it by the 2%
+ * guard is a coin's throw.  hyt_probe_noise_window
+ * gives the calls a radix window needs on such a key: the fewest whole
+ * periods of measured calls (after fill) for which noise / sqrt(calls) is
+ * at most the guard (the mean's standard error within the margin a radix
+ * must win by), at least len, at most cap calls (the whole periods that
+ * fit; the reference's length: a longer window would measure more than a
+ * reference does); len when noise or guard is not positive, or len's
+ * measured calls already suffice.  Only windows that need them pay them:
+ * hyt_probe_noise_extend says whether a window of measured calls (fewer
+ * than want) whose time t loses to the best's time best within the noise
+ * (does not beat it by the guard, and is above it by less than one
+ * standard error, noise / sqrt(measured)) goes on at the same radix until
+ * it has want calls.  A clear loss is decided on the short window, as on a
+ * quiet key, so a radix far slower than the best is rarely extended; a win
+ * is not extended either: a key with a reference checks its first settle
+ * against the fastest reference over the whole rotation (the rotation
+ * check, online.c), which undoes a win the noise made, while nothing
+ * looks at a radix again once it has lost.  Every input is agreed, so
+ * every rank sizes the windows alike. */
+int hyt_probe_noise_window(int len, int period, int fill, double noise, double guard, int cap);
+int hyt_probe_noise_extend(double t, double best, double noise, double guard, int measured,
+                           int want);
 #define HYT_ROOT_REF_TWICE_MAX 64 /* the longest rotation the first reference spans twice */
 int hyt_probe_root_rotation(int d, int p);
 double hyt_probe_root_scale(const double *ref, int p, double ref_mean, const int *roots, int n);

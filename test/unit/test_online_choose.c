@@ -731,8 +731,113 @@ static void test_reopen_time(void)
     CHECK(c.best == 0, "a tie with the reference keeps the incumbent: %d", c.best);
 }
 
+/* The radix probe's windows on a noisy key (hyt_probe_noise_window,
+ * hyt_probe_noise_extend): whole periods until the mean's standard error is
+ * within the guard, capped at a reference's calls, paid only by a window
+ * that loses to the best by less than one standard error; with them a radix 4.7% faster
+ * than the reference (dragonfly-64 Bcast 1 MiB under random arrival: kring
+ * k 8 about 52.6 us a call against k 4's reference 55.2, a call's noise
+ * 8.7% of its mean) wins by the 2% guard far more often than on one
+ * period's calls, while a clear loser is rarely extended. */
+static unsigned long long nw_rng = 88172645463325252ULL;
+static double nw_urand(void)
+{
+    nw_rng ^= nw_rng << 13;
+    nw_rng ^= nw_rng >> 7;
+    nw_rng ^= nw_rng << 17;
+    return (double)(nw_rng >> 11) / 9007199254740992.0;
+}
+
+/* The mean of n calls of a radix at true time t, each off by uniform noise
+ * of relative standard deviation sd. */
+static double nw_mean(int n, double t, double sd)
+{
+    double sum = 0, half = sd * sqrt(3.0); /* uniform on [-half, half]: deviation sd */
+    for (int c = 0; c < n; c++)
+        sum += t * (1 + half * (2 * nw_urand() - 1));
+    return sum / n;
+}
+
+/* Of trials windows (measured calls, extended as online.c does to want
+ * when within the noise of ref) of a radix at true time t: how many beat
+ * ref by the guard; *ext: how many were extended. */
+static int noisy_wins(int measured, int want, double t, double sd, double ref, int trials,
+                      int *ext)
+{
+    int wins = 0;
+    *ext = 0;
+    for (int i = 0; i < trials; i++) {
+        double m = nw_mean(measured, t, sd);
+        if (hyt_probe_noise_extend(m, ref, sd, GAIN, measured, want)) {
+            m = (m * measured + nw_mean(want - measured, t, sd) * (want - measured)) / want;
+            ++*ext;
+        }
+        wins += m < ref * (1 - GAIN);
+    }
+    return wins;
+}
+
+static void test_noise_window(void)
+{
+    /* 5-call windows (a fill call and one period of 4): 8.7% needs
+     * (0.087 / 0.02)^2 = 18.9 calls, five periods: 21 calls */
+    CHECK(hyt_probe_noise_window(5, 4, 1, 0.087, GAIN, 65) == 21, "noise 8.7%%: %d calls",
+          hyt_probe_noise_window(5, 4, 1, 0.087, GAIN, 65));
+    /* quiet (1.1%: Reduce 64 KiB's reference) or no noise: the window as is */
+    CHECK(hyt_probe_noise_window(5, 4, 1, 0.011, GAIN, 65) == 5 &&
+              hyt_probe_noise_window(5, 4, 1, 0, GAIN, 65) == 5 &&
+              hyt_probe_noise_window(5, 4, 1, 0.087, 0, 65) == 5,
+          "quiet keys keep their windows");
+    /* exactly at the guard: 4 calls of 4% noise are enough (no longer window) */
+    CHECK(hyt_probe_noise_window(5, 4, 1, 0.04, GAIN, 65) == 5, "4%% noise, 4 calls: %d",
+          hyt_probe_noise_window(5, 4, 1, 0.04, GAIN, 65));
+    /* very noisy: the cap (a reference of 65 calls: one fill, 16 periods),
+     * or the whole periods that fit under it */
+    CHECK(hyt_probe_noise_window(5, 4, 1, 0.3, GAIN, 65) == 65 &&
+              hyt_probe_noise_window(5, 4, 1, 0.3, GAIN, 63) == 61,
+          "cap: %d %d", hyt_probe_noise_window(5, 4, 1, 0.3, GAIN, 65),
+          hyt_probe_noise_window(5, 4, 1, 0.3, GAIN, 63));
+    /* a cap below the window keeps the window; no period: calls one by one */
+    CHECK(hyt_probe_noise_window(5, 4, 1, 0.3, GAIN, 3) == 5 &&
+              hyt_probe_noise_window(3, 1, 0, 0.05, GAIN, 65) == 7 &&
+              hyt_probe_noise_window(4, 1, 1, 0.05, GAIN, 65) == 8,
+          "no period: %d %d", hyt_probe_noise_window(3, 1, 0, 0.05, GAIN, 65),
+          hyt_probe_noise_window(4, 1, 1, 0.05, GAIN, 65));
+    /* extended only when it loses by less than one standard error (8.7% / 2
+     * on 4 calls): not below the best by the guard (54.12 us against 55.22),
+     * not above it by 4.35% (57.62), and only short of the calls wanted */
+    CHECK(hyt_probe_noise_extend(56.78, 55.22, 0.087, GAIN, 4, 20) &&
+              hyt_probe_noise_extend(54.2, 55.22, 0.087, GAIN, 4, 20) &&
+              !hyt_probe_noise_extend(54.0, 55.22, 0.087, GAIN, 4, 20) &&
+              !hyt_probe_noise_extend(57.8, 55.22, 0.087, GAIN, 4, 20) &&
+              !hyt_probe_noise_extend(62.68, 55.22, 0.087, GAIN, 4, 20) &&
+              !hyt_probe_noise_extend(56.78, 55.22, 0.087, GAIN, 20, 20) &&
+              !hyt_probe_noise_extend(56.78, 55.22, 0, GAIN, 4, 20) &&
+              !hyt_probe_noise_extend(56.78, -1, 0.087, GAIN, 4, 20),
+          "extension band");
+    /* the faster radix: one period against windows extended in the noise */
+    int trials = 2000, want = hyt_probe_noise_window(5, 4, 1, 0.087, GAIN, 65) - 1, ext, ext0;
+    int plain = noisy_wins(4, 4, 52.6, 0.087, 55.2, trials, &ext0);
+    int sized = noisy_wins(4, want, 52.6, 0.087, 55.2, trials, &ext);
+    CHECK(ext0 == 0 && sized >= 0.85 * trials && sized > plain + trials / 10,
+          "k 8 wins %d of %d windows extended in the noise (%d extended), %d of one-period "
+          "windows", sized, trials, ext, plain);
+    /* a radix as fast as the reference: the extension adds few wins by the
+     * guard to the short windows' (which the rotation check's reference
+     * undoes online) */
+    int tie0 = noisy_wins(4, 4, 55.2, 0.087, 55.2, trials, &ext0);
+    int tie = noisy_wins(4, want, 55.2, 0.087, 55.2, trials, &ext);
+    CHECK(tie < tie0 + trials / 20, "a tie wins %d of %d extended windows, %d of one-period "
+          "windows", tie, trials, tie0);
+    /* a clear loser (k 2: 62.7 us, 13.5% slower) is rarely extended */
+    int lose = noisy_wins(4, want, 62.7, 0.087, 55.2, trials, &ext);
+    CHECK(lose == 0 && ext < 0.1 * trials, "a loser 13.5%% slower: %d wins, %d of %d extended",
+          lose, ext, trials);
+}
+
 int main(void)
 {
+    test_noise_window();
     test_reopen_time();
     test_setup_gate();
     test_headroom();
