@@ -92,8 +92,7 @@ int hyt_tune_write_table(const tune_opts_t *t, const job_t *j, coll_state_t *cs,
         colls[i].sets = sets + i * 64;
         colls[i].nsets = 0;
         /* rules use candidate indices as categories: names indexed the same */
-        for (int q = 0; q < cs[i].ncand; q++)
-            names[i * 256 + cs[i].cands[q].cat] = cs[i].cands[q].alg->name;
+        hyt_tune_cand_names(&cs[i], names + i * 256);
         for (int s = 0; s < j->nshapes; s++) {
             if (!cs[i].rules || cs[i].nrules[s] < 1 ||
                 hyt_tune_shortlist(j, &cs[i], s, t->max_bytes, names + i * 256, cs[i].rules[s],

@@ -660,6 +660,12 @@ static void rule_gains(coll_state_t *cs, int s, int ppn, hyt_tune_rule_t *rules,
     }
 }
 
+void hyt_tune_cand_names(const coll_state_t *cs, const char **names)
+{
+    for (int q = 0; q < cs->ncand; q++)
+        names[cs->cands[q].cat] = cs->cands[q].alg->name;
+}
+
 /* Rank 0: the challenger of each of shape s's rules on the whole job: the
  * first entry of its shortlist after its own that is not native (native is
  * measured against the rule anyway), the algorithm the model predicts next
@@ -667,9 +673,8 @@ static void rule_gains(coll_state_t *cs, int s, int ppn, hyt_tune_rule_t *rules,
 static int rule_challengers(const tune_ctx_t *x, coll_state_t *cs, int s, int nat,
                             hyt_al_point_t *ch)
 {
-    const char *names[256] = {NULL}; /* as the table names them (tune_out.c) */
-    for (int q = 0; q < cs->ncand; q++)
-        names[cs->cands[q].cat] = cs->cands[q].alg->name;
+    const char *names[256] = {NULL};
+    hyt_tune_cand_names(cs, names);
     int nr = cs->nrules[s];
     hyt_tune_rule_t *sl = malloc((size_t)nr * sizeof *sl);
     if (!sl)

@@ -67,6 +67,11 @@ void hyt_tune_warm_start(coll_state_t *cs, const hyt_oracle_t *o);
 int hyt_tune_coll_root(tune_ctx_t *x, coll_state_t *cs, double deadline, FILE *dump);
 void hyt_tune_coll_follow(tune_ctx_t *x, coll_state_t *cs);
 
+/* names[c] for each candidate category c of cs (names holds 256): its
+ * algorithm's name, as the table writes rules (MPICH's algorithms are all
+ * "native" there). */
+void hyt_tune_cand_names(const coll_state_t *cs, const char **names);
+
 /* Rank 0: the shortlists of rules[0..nr), shape s's final rules or the
  * job's own set (cs->job_rules, from shape s's), from the model at shape
  * s.  0, or -1. */
