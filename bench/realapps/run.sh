@@ -152,12 +152,20 @@ B=$(hyt_build_dir)
 [ -x "$B/bin/hytune-smpi" ] || die "no $B/bin/hytune-smpi: build hytune with SimGrid (./configure && make)"
 # a library or tuner older than hytune's sources would measure other code than the tree's;
 # offline/ and tools/ are the tuner's (hytune-smpi), not the library's, so make rebuilds only it
-stale=$(find "$HYT_TOP/src" "$HYT_TOP/algorithms" "$HYT_TOP/online" \
-    "$HYT_TOP/topology" -name '*.[ch]' -newer "$B/lib/libhytune-smpi.a" 2>/dev/null | head -n 1)
+# newer_source FILE DIR...: the first C source or header under hytune's DIRs newer than FILE
+newer_source() {
+    _f=$1
+    shift
+    _n=$#
+    for _d in "$@"; do set -- "$@" "$HYT_TOP/$_d"; done
+    shift "$_n"
+    find "$@" -name '*.[ch]' -newer "$_f" 2>/dev/null | head -n 1
+}
+lib_dirs="src algorithms online topology"
+stale=$(newer_source "$B/lib/libhytune-smpi.a" $lib_dirs)
 [ -f "$B/lib/libhytune-smpi.a" ] && [ -z "$stale" ] ||
     die "$B/lib/libhytune-smpi.a is missing or older than ${stale:-the sources}: run make (B=$B) first, so that the runs measure the sources of this tree"
-stale=$(find "$HYT_TOP/src" "$HYT_TOP/algorithms" "$HYT_TOP/online" "$HYT_TOP/offline" \
-    "$HYT_TOP/tools" "$HYT_TOP/topology" -name '*.[ch]' -newer "$B/bin/hytune-smpi" 2>/dev/null | head -n 1)
+stale=$(newer_source "$B/bin/hytune-smpi" $lib_dirs offline tools)
 [ -z "$stale" ] ||
     die "$B/bin/hytune-smpi is older than $stale: run make (B=$B) first, so that the tuning runs the sources of this tree"
 mkdir -p "$out" || die "cannot create $out"
