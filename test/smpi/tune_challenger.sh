@@ -2,7 +2,7 @@
 # --tune-nodes: each rule of the largest shape is measured on the whole job
 # against native and against its challenger (the first entry of its
 # shortlist after its own that is not native).
-#   sh test/smpi/tune_challenger.sh BUILD PLATFORM_DIR
+#   sh test/smpi/tune_challenger.sh BUILD PLATFORM_DIR    (SMPIRUN, SMPI from test/run.sh)
 # 13 nodes x 1 rank of cluster-small, MPICH's selection as native, the
 # search on 4 nodes.  Allgather: recursive multiplying k 4 wins on 4 nodes
 # for 65-2048 B (and 2-48 B) with Bruck k 4 next in its shortlist; on the 13
@@ -17,6 +17,7 @@
 # every communicator (fails if a challenger within the noise changed it).
 set -u
 B=$1 PLAT=$2
+: "${SMPIRUN:?run through test/run.sh, which sets SMPIRUN and SMPI}" "${SMPI:?}"
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 i=0
@@ -26,9 +27,8 @@ fail() {
     cat "$d/log"
     exit 1
 }
-smpirun -np 13 -platform "$PLAT/cluster-small.xml" -hostfile "$d/hf" \
-    --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich \
-    --log=root.thres:critical --log=smpi.thres:critical --cfg=smpi/display-timing:no \
+"$SMPIRUN" -np 13 -platform "$PLAT/cluster-small.xml" -hostfile "$d/hf" $SMPI \
+    --cfg=smpi/coll-selector:mpich \
     "$B/bin/hytune-smpi" tune --coll allgather,reduce --max-bytes 4K --shapes job --k-max 4 \
     --timeout 5 --tune-nodes 4 --progress log -o "$d/t.json" 2>"$d/log" || fail "tuning failed"
 grep "shortlist challenger" "$d/log"

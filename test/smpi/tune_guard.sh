@@ -2,7 +2,7 @@
 # The native guard end to end: challengers predicted to win that do not win
 # when measured are rewritten to native, and the guard measures the sizes
 # between the grid's powers of two at a rule's edges.
-#   sh test/smpi/tune_guard.sh BUILD PLATFORM_DIR
+#   sh test/smpi/tune_guard.sh BUILD PLATFORM_DIR    (SMPIRUN, SMPI from test/run.sh)
 # 2 nodes x 2 ppn on cluster-small, MPICH's selection as native.  A warm
 # start claims k-ring (k = 1) takes 0.01 us from 4 to 256 bytes and
 # Rabenseifner 0.01 us from 512 to 4096, so the model's rules are k-ring up to
@@ -16,6 +16,7 @@
 #    sizes 4 and 16, and the guard reports the change.
 set -u
 B=$1 PLAT=$2
+: "${SMPIRUN:?run through test/run.sh, which sets SMPIRUN and SMPI}" "${SMPI:?}"
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 printf 'node-0:2\nnode-1:2\n' >"$d/hf"
@@ -27,10 +28,8 @@ printf 'node-0:2\nnode-1:2\n' >"$d/hf"
 tune() { # OUT ARGS...
     _o=$1
     shift
-    smpirun -np 4 -platform "$PLAT/cluster-small.xml" -hostfile "$d/hf" \
-        --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich \
-        --log=root.thres:critical --log=smpi.thres:critical --cfg=smpi/display-timing:no \
-        "$B/bin/hytune-smpi" tune --coll allreduce --max-bytes 4K --shapes job \
+    "$SMPIRUN" -np 4 -platform "$PLAT/cluster-small.xml" -hostfile "$d/hf" $SMPI \
+        --cfg=smpi/coll-selector:mpich "$B/bin/hytune-smpi" tune --coll allreduce --max-bytes 4K --shapes job \
         --warm-start "$d/ws.csv" --timeout 1e-6 --progress log -o "$_o" "$@" 2>"$_o.log"
 }
 fail() {
